@@ -1,0 +1,60 @@
+# One entry point for newcomers and CI: `make demo` and `make test` (see README.md).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export GOTOOLCHAIN := local
+TOOLS_PATH := $(shell tools/build.sh --path)
+export PATH := $(TOOLS_PATH):$(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: help venv install system tools tools-path lint typecheck unit test demo bench clean
+
+help:
+	@echo "make demo   - render the example applications (the main job)"
+	@echo "make test   - lint, type-check and run the whole test suite (builds tools when missing)"
+	@echo "make tools  - build the pinned upstream tools into $(TOOLS_PATH)"
+
+$(VENV)/.stamp: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
+	touch $@
+
+venv: $(VENV)/.stamp
+
+# Strict editable mode links each file, so new modules need this re-run (cheap: no dependency changes).
+install: venv
+	$(PY) -m pip install -q --no-deps -e . --config-settings editable_mode=strict
+
+tools:
+	tools/build.sh
+
+system:
+	tools/system-packages.sh
+
+tools-path:
+	@echo $(TOOLS_PATH)
+
+lint: install
+	$(VENV)/bin/ruff check core plugin generators notifications tests benchmarks
+	$(VENV)/bin/ruff format --check core plugin generators notifications tests benchmarks
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+unit: install
+	$(VENV)/bin/pytest -q tests/unit
+
+test: system install tools lint typecheck
+	tests/run-pytest.sh
+
+demo: install
+	@tools/build.sh helm kustomize
+	$(PY) -m argocd_lifecycle.demo
+
+bench: install tools
+	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,3 @@
+from argocd_lifecycle.cli import main
+
+main()

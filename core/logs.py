@@ -1,0 +1,31 @@
+"""Logging to stderr (results go to stdout), and redaction of secrets before anything is printed."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+
+_SECRETISH = re.compile(
+    r"(?i)(bearer\s+|token[\"']?\s*[:=]\s*[\"']?|password[\"']?\s*[:=]\s*[\"']?|secret[\"']?\s*[:=]\s*[\"']?)"
+    r"([^\s\"',}]+)"
+)
+
+
+def redact(text: str) -> str:
+    """Mask values that look like credentials (``Bearer x``, ``token: x``, ``password=x``)."""
+    return _SECRETISH.sub(lambda m: m.group(1) + "***", text)
+
+
+class _RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def setup(level: str = "INFO", *, fmt: str = "%(asctime)s %(levelname)s %(name)s: %(message)s") -> None:
+    """Configure the root logger once, at start-up of a long-running command."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_RedactingFormatter(fmt))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())

@@ -1,0 +1,1 @@
+"""The config-management plugin (CMP v2 sidecar): render, rewrite, transform, guard, print."""

@@ -1,0 +1,75 @@
+"""`argocd-lifecycle plugin generate | discover | parameters`: the commands Argo CD's sidecar runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.settings import MARKER
+
+_path_option = click.option(
+    "--path", "path", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+    help="The application folder (Argo CD runs the plugin inside it).",
+)
+
+
+@click.group()
+def plugin() -> None:
+    """Config-management plugin commands (run by Argo CD's repo-server sidecar)."""
+
+
+@plugin.command()
+@_path_option
+@click.option("--kube-version", help="Target Kubernetes version when KUBE_VERSION is empty (1.29 or 1.29.3).")
+def generate(path: Path, kube_version: str | None) -> None:
+    """Render the application folder into Kubernetes objects on stdout."""
+    from argocd_lifecycle.plugin.generate import generate as run
+    from argocd_lifecycle.plugin.settings import PluginSettings
+
+    diagnostics = Diagnostics()
+    try:
+        settings = PluginSettings.from_environ(os.environ, app_dir=path, kube_version=kube_version)
+        diagnostics.secrets.update(settings.secrets)
+        result = run(settings, diagnostics)
+    except LifecycleError as exc:
+        for line in diagnostics.rendered():
+            click.echo(line, err=True)
+        for line in exc.lines():
+            click.echo("error: " + diagnostics.clean(line), err=True)
+        sys.exit(exc.exit_code)
+    for line in diagnostics.rendered():
+        click.echo(line, err=True)
+    sys.stdout.write(result.text)
+    sys.stdout.flush()
+
+
+@plugin.command()
+@_path_option
+def discover(path: Path) -> None:
+    """Print the marker file when the folder is ours (exit 0, empty output means no match)."""
+    marker = path / MARKER
+    if marker.is_file():
+        click.echo(str(marker))
+
+
+@plugin.command()
+@_path_option
+def parameters(path: Path) -> None:
+    """Print the dynamic parameter announcement (a JSON array) for the Argo CD UI."""
+    from argocd_lifecycle.plugin.announce import announce
+
+    click.echo(json.dumps(announce(path), indent=None, sort_keys=False))
+
+
+@plugin.command("config")
+def config_cmd() -> None:
+    """Print the plugin.yaml the repo-server sidecar needs."""
+    from argocd_lifecycle.plugin.config import render_plugin_yaml
+
+    click.echo(render_plugin_yaml(), nl=False)

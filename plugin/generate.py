@@ -1,0 +1,64 @@
+"""The `plugin generate` pipeline: render -> parse -> transforms -> guards -> one YAML stream."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.plugin import guards
+from argocd_lifecycle.plugin import parameters as p
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.parse import parse_stream
+from argocd_lifecycle.plugin.render import files, helm, kustomize
+from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.transforms import TransformContext, run_all
+
+
+@dataclass(frozen=True)
+class Result:
+    source_type: str
+    manifests: list[Manifest]
+    text: str
+
+
+def detect(settings: PluginSettings) -> str:
+    if kustomize.is_kustomization(settings.app_dir):
+        return "kustomize"
+    if helm.is_chart(settings.app_dir):
+        return "helm"
+    return "plain"
+
+
+def render_manifests(settings: PluginSettings) -> tuple[str, list[Manifest]]:
+    files.check_symlinks(settings.app_dir)
+    source_type = detect(settings)
+    if source_type == "kustomize":
+        return source_type, parse_stream(kustomize.render(settings), "kustomize build")
+    if source_type == "helm":
+        return source_type, parse_stream(helm.render(settings), "helm template")
+    return source_type, files.render(settings)
+
+
+def secret_values(manifests: list[Manifest]) -> set[str]:
+    """Values of Secret objects: masked in every diagnostic."""
+    out: set[str] = set()
+    for m in manifests:
+        if m.kind == "Secret" and m.group == "":
+            for key in ("data", "stringData"):
+                values = m.obj.get(key)
+                if isinstance(values, dict):
+                    out.update(str(v) for v in values.values() if v is not None and len(str(v)) >= 3)
+    return out
+
+
+def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:
+    """Build the whole output in memory; raise RenderError (nothing printed) on any problem."""
+    diagnostics.secrets.update(settings.secrets)
+    source_type, manifests = render_manifests(settings)
+    diagnostics.secrets.update(secret_values(manifests))
+    manifests = run_all(manifests, TransformContext(settings, diagnostics))
+    guards.check_duplicates(manifests)
+    guards.check_not_empty(manifests, allow_empty=p.as_bool(settings.parameters, "allowEmpty"))
+    text = yamlio.dump_all([m.obj for m in manifests]) if manifests else ""
+    return Result(source_type, manifests, text)

@@ -1,0 +1,30 @@
+"""Kustomize folders: ``kustomize build``, with ``--enable-helm`` when the parameters ask for it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from argocd_lifecycle.plugin import parameters as p
+from argocd_lifecycle.plugin.render.tool import run_tool
+from argocd_lifecycle.plugin.settings import PluginSettings
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def is_kustomization(app_dir: Path) -> bool:
+    return any((app_dir / name).is_file() for name in KUSTOMIZATION_FILES)
+
+
+def kustomize_argv(settings: PluginSettings) -> list[str]:
+    argv = [settings.kustomize, "build", "."]
+    if p.as_bool(settings.parameters, "enableHelm"):
+        argv.append("--enable-helm")
+        helm = shutil.which(settings.helm)
+        if helm:
+            argv += ["--helm-command", helm]
+    return argv
+
+
+def render(settings: PluginSettings) -> str:
+    return run_tool("kustomize", kustomize_argv(settings), cwd=settings.app_dir)

@@ -1,0 +1,51 @@
+"""The transform pipeline: small pure functions ``(manifests, context) -> manifests``, run in order.
+
+Later parts register here (the API rewrite engine runs first, so the other transforms see the final
+apiVersions). Entries are "module:function" strings imported on first use, keeping start-up cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.settings import PluginSettings
+
+
+@dataclass
+class TransformContext:
+    settings: PluginSettings
+    diagnostics: Diagnostics
+
+
+Transform = Callable[[list[Manifest], TransformContext], list[Manifest]]
+
+#: (name, "module:function"), in pipeline order
+REGISTRY: list[tuple[str, str]] = [
+    ("hpa-aware-replicas", "argocd_lifecycle.plugin.transforms.hpa:drop_autoscaled_replicas"),
+    ("lifecycle-policy", "argocd_lifecycle.plugin.transforms.lifecycle:apply_phase_policy"),
+    ("provenance", "argocd_lifecycle.plugin.transforms.provenance:stamp_rendered_for"),
+]
+
+
+def register(name: str, target: str, *, before: str | None = None) -> None:
+    """Add a transform; ``before`` names the entry it must precede (default: the end)."""
+    if any(n == name for n, _ in REGISTRY):
+        return
+    index = next((i for i, (n, _) in enumerate(REGISTRY) if n == before), len(REGISTRY))
+    REGISTRY.insert(index, (name, target))
+
+
+def load(target: str) -> Transform:
+    module_name, attr = target.split(":")
+    fn: Transform = getattr(importlib.import_module(module_name), attr)
+    return fn
+
+
+def run_all(manifests: list[Manifest], ctx: TransformContext) -> list[Manifest]:
+    for _name, target in REGISTRY:
+        manifests = load(target)(manifests, ctx)
+    return manifests

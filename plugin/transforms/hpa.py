@@ -1,0 +1,52 @@
+"""HPA-aware replicas: a workload an autoscaler scales must not pin ``spec.replicas``.
+
+Otherwise self-heal resets the replica count the HPA (or KEDA) chose, and the two fight forever.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from argocd_lifecycle.plugin import parameters as p
+from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.transforms import TransformContext
+
+SCALABLE_KINDS = ("Deployment", "StatefulSet")
+
+
+def _targets(manifests: list[Manifest]) -> dict[tuple[str, str, str], str]:
+    """(namespace, kind, name) of each scaled workload -> who scales it."""
+    found: dict[tuple[str, str, str], str] = {}
+    for m in manifests:
+        spec: Any = m.obj.get("spec")
+        if not isinstance(spec, dict):
+            continue
+        ref: Any = spec.get("scaleTargetRef")
+        if not isinstance(ref, dict) or not ref.get("name"):
+            continue
+        if m.kind == "HorizontalPodAutoscaler" and m.group == "autoscaling":
+            kind = str(ref.get("kind", ""))
+        elif m.kind == "ScaledObject" and m.group == "keda.sh":
+            kind = str(ref.get("kind") or "Deployment")  # KEDA's default target kind
+        else:
+            continue
+        found[(m.namespace, kind, str(ref["name"]))] = f"{m.kind}/{m.name}"
+    return found
+
+
+def drop_autoscaled_replicas(manifests: list[Manifest], ctx: TransformContext) -> list[Manifest]:
+    if not p.as_bool(ctx.settings.parameters, "hpaAwareReplicas"):
+        return manifests
+    targets = _targets(manifests)
+    if not targets:
+        return manifests
+    out = []
+    for m in manifests:
+        scaler = targets.get((m.namespace, m.kind, m.name))
+        spec = m.obj.get("spec")
+        if scaler and m.kind in SCALABLE_KINDS and isinstance(spec, dict) and "replicas" in spec:
+            new_spec = {k: v for k, v in spec.items() if k != "replicas"}
+            m = m.with_obj({**m.obj, "spec": new_spec})
+            ctx.diagnostics.note(f"{m.ref}: dropped spec.replicas, {scaler} scales it")
+        out.append(m)
+    return out

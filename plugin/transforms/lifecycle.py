@@ -1,0 +1,32 @@
+"""Lifecycle policy: while a cluster is going away or out of reach, never prune or delete its objects."""
+
+from __future__ import annotations
+
+from argocd_lifecycle.model import Annotation, Phase
+from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.transforms import TransformContext
+
+PROTECTIVE_PHASES = (Phase.DECOMMISSIONING.value, Phase.UNREACHABLE.value)
+PROTECTIVE_OPTIONS = ("Prune=false", "Delete=false")
+
+
+def merge_sync_options(existing: str, required: tuple[str, ...]) -> str:
+    """Merge ``Key=value`` options: keep the others in order, force ours (an earlier ``Prune=true`` loses)."""
+    forced = {opt.split("=", 1)[0]: opt for opt in required}
+    kept = [o.strip() for o in existing.split(",") if o.strip() and o.strip().split("=", 1)[0] not in forced]
+    return ",".join([*kept, *required])
+
+
+def apply_phase_policy(manifests: list[Manifest], ctx: TransformContext) -> list[Manifest]:
+    if ctx.settings.cluster_phase not in PROTECTIVE_PHASES:
+        return manifests
+    out = []
+    for m in manifests:
+        meta = dict(m.obj.get("metadata") or {})
+        annotations = dict(meta.get("annotations") or {})
+        annotations[Annotation.SYNC_OPTIONS] = merge_sync_options(
+            str(annotations.get(Annotation.SYNC_OPTIONS, "")), PROTECTIVE_OPTIONS
+        )
+        meta["annotations"] = annotations
+        out.append(m.with_obj({**m.obj, "metadata": meta}))
+    return out

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the pinned upstream tools from the Go module proxy into a cache outside the repository,
+# keyed by version: $TOOLS_DIR/<name>-<version>/<name>. Only missing tools are built.
+# Usage: tools/build.sh [NAME...]   (default: every tool)    tools/build.sh --path
+set -euo pipefail
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/argocd-lifecycle/tools"
+bin="$cache/bin"
+mkdir -p "$bin"
+if [ "${1:-}" = "--path" ]; then echo "$bin"; exit 0; fi
+
+HELM_VERSION=v3.18.4
+KUSTOMIZE_VERSION=v5.7.0
+
+log() { printf '[tools %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# install NAME VERSION PACKAGE@VERSION [LDFLAGS]: go install into a version-keyed folder, link into bin/.
+install_go() {
+  local name=$1 version=$2 pkg=$3 ldflags=${4:-}
+  local dest="$cache/$name-$version"
+  if [ -x "$dest/$name" ]; then ln -sfn "$dest/$name" "$bin/$name"; return 0; fi
+  log "building $name $version (cold builds take minutes)"
+  local start=$SECONDS
+  mkdir -p "$dest.tmp"
+  GOBIN="$dest.tmp" go install -trimpath -ldflags "-s -w $ldflags" "$pkg"
+  mv "$dest.tmp/$(basename "${pkg%@*}")" "$dest.tmp/$name" 2>/dev/null || true
+  rm -rf "$dest"; mv "$dest.tmp" "$dest"
+  ln -sfn "$dest/$name" "$bin/$name"
+  log "built $name $version in $((SECONDS - start))s"
+}
+
+build_helm() {
+  install_go helm "$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" \
+    "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+}
+build_kustomize() {
+  install_go kustomize "$KUSTOMIZE_VERSION" "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
+}
+
+tools=("$@")
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize)
+for t in "${tools[@]}"; do "build_$t"; done
