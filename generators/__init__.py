@@ -1,0 +1,1 @@
+"""The fleet: cluster inventory, prober, lifecycle state machine and the plugin-generator service."""
