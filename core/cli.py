@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import click
 
+import click
 from argocd_lifecycle import __version__
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.logs import redact
@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug, not bad input: one line, no traceback unless asked for
         if os.environ.get("ARGOCD_LIFECYCLE_DEBUG"):
             raise
-        click.echo(f"error: internal error: {type(exc).__name__}: {redact(str(exc))} "
-                   "(set ARGOCD_LIFECYCLE_DEBUG=1 for a traceback)", err=True)
+        click.echo(
+            f"error: internal error: {type(exc).__name__}: {redact(str(exc))} "
+            "(set ARGOCD_LIFECYCLE_DEBUG=1 for a traceback)",
+            err=True,
+        )
         sys.exit(1)

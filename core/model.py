@@ -50,6 +50,6 @@ class Reason(StrEnum):
     REMOVED = "ClusterRemoved"
 
 
-CLUSTER_SECRET_LABEL = "argocd.argoproj.io/secret-type"
-CLUSTER_SECRET_LABEL_VALUE = "cluster"
+CLUSTER_SECRET_LABEL = "argocd.argoproj.io/secret-type"  # noqa: S105 - a label key
+CLUSTER_SECRET_LABEL_VALUE = "cluster"  # noqa: S105 - a label value
 EVENT_SOURCE = "argocd-lifecycle"

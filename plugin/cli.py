@@ -8,13 +8,16 @@ import sys
 from pathlib import Path
 
 import click
-
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.settings import MARKER
 
 _path_option = click.option(
-    "--path", "path", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+    "--path",
+    "path",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
     help="The application folder (Argo CD runs the plugin inside it).",
 )
 

@@ -32,20 +32,47 @@ class ParamSpec:
 
 
 SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec("allowEmpty", "Allow empty output", "Render nothing without failing (true/false)", default="false"),
-    ParamSpec("hpaAwareReplicas", "HPA-aware replicas",
-              "Drop spec.replicas from workloads an HPA or KEDA ScaledObject scales", default="true"),
-    ParamSpec("onRemoved", "Removed APIs", "What to do with objects whose API has no replacement: fail|drop|keep",
-              default="fail"),
-    ParamSpec("rewriteApis", "Rewrite deprecated APIs",
-              "Rewrite API versions the target cluster no longer serves (true/false)", default="true"),
-    ParamSpec("validate", "Validate schemas", "Validate the final objects against the target version", default="false"),
-    ParamSpec("additionalVersions", "Additional API rules", "Path (in the app folder) of extra deprecation rules"),
+    ParamSpec(
+        "allowEmpty", "Allow empty output", "Render nothing without failing (true/false)", default="false"
+    ),
+    ParamSpec(
+        "hpaAwareReplicas",
+        "HPA-aware replicas",
+        "Drop spec.replicas from workloads an HPA or KEDA ScaledObject scales",
+        default="true",
+    ),
+    ParamSpec(
+        "onRemoved",
+        "Removed APIs",
+        "What to do with objects whose API has no replacement: fail|drop|keep",
+        default="fail",
+    ),
+    ParamSpec(
+        "rewriteApis",
+        "Rewrite deprecated APIs",
+        "Rewrite API versions the target cluster no longer serves (true/false)",
+        default="true",
+    ),
+    ParamSpec(
+        "validate",
+        "Validate schemas",
+        "Validate the final objects against the target version",
+        default="false",
+    ),
+    ParamSpec(
+        "additionalVersions", "Additional API rules", "Path (in the app folder) of extra deprecation rules"
+    ),
     ParamSpec("releaseName", "Helm release name", "Defaults to the application name"),
-    ParamSpec("valueFiles", "Helm value files", "Value files relative to the chart folder", collection="array"),
+    ParamSpec(
+        "valueFiles", "Helm value files", "Value files relative to the chart folder", collection="array"
+    ),
     ParamSpec("values", "Helm values", "Values set with --set (key: value)", collection="map"),
-    ParamSpec("enableHelm", "Kustomize --enable-helm", "Let kustomize inflate helmCharts (true/false)",
-              default="false"),
+    ParamSpec(
+        "enableHelm",
+        "Kustomize --enable-helm",
+        "Let kustomize inflate helmCharts (true/false)",
+        default="false",
+    ),
 )
 SPEC_BY_NAME = {s.name: s for s in SPECS}
 
@@ -57,7 +84,9 @@ def parse_parameters(raw: str | None, *, where: str = "ARGOCD_APP_PARAMETERS") -
     try:
         items = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+        raise UsageError(
+            f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from exc
     if items is None:
         return {}
     if not isinstance(items, list):

@@ -56,12 +56,23 @@ def _read(path: Path, rel: str) -> str:
 def template_context(settings: PluginSettings) -> dict[str, Any]:
     kube = settings.kube_version
     return {
-        "cluster": {"name": settings.cluster_name, "phase": settings.cluster_phase,
-                    "upgradeTo": str(settings.upgrade_to or "")},
-        "kube": {"version": kube.minor_version if kube else "", "gitVersion": f"v{kube.semver}" if kube else "",
-                 "minor": kube.minor if kube else 0, "apiVersions": list(settings.api_versions)},
-        "app": {"name": settings.app.name, "namespace": settings.app.namespace,
-                "revision": settings.app.revision, "project": settings.app.project},
+        "cluster": {
+            "name": settings.cluster_name,
+            "phase": settings.cluster_phase,
+            "upgradeTo": str(settings.upgrade_to or ""),
+        },
+        "kube": {
+            "version": kube.minor_version if kube else "",
+            "gitVersion": f"v{kube.semver}" if kube else "",
+            "minor": kube.minor if kube else 0,
+            "apiVersions": list(settings.api_versions),
+        },
+        "app": {
+            "name": settings.app.name,
+            "namespace": settings.app.namespace,
+            "revision": settings.app.revision,
+            "project": settings.app.project,
+        },
         "parameters": dict(settings.parameters),
         "env": dict(settings.env),
     }
@@ -82,7 +93,9 @@ def render(settings: PluginSettings) -> list[Manifest]:
                 jinja = JinjaRenderer(template_context(settings))
             text = jinja.render(text, rel)
         try:
-            manifests.extend(parse_stream(text, rel, json_file=path.name.removesuffix(".j2").endswith(".json")))
+            manifests.extend(
+                parse_stream(text, rel, json_file=path.name.removesuffix(".j2").endswith(".json"))
+            )
         except RenderError as exc:
             problems.extend(exc.lines())
     if problems:

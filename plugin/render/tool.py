@@ -19,7 +19,11 @@ def _tool_env() -> dict[str, str]:
     env = dict(os.environ)
     # Helm wants writable cache/config folders; the sidecar's HOME may be read-only, /tmp is private.
     base = Path(tempfile.gettempdir()) / "argocd-lifecycle-helm"
-    for var, sub in (("HELM_CACHE_HOME", "cache"), ("HELM_CONFIG_HOME", "config"), ("HELM_DATA_HOME", "data")):
+    for var, sub in (
+        ("HELM_CACHE_HOME", "cache"),
+        ("HELM_CONFIG_HOME", "config"),
+        ("HELM_DATA_HOME", "data"),
+    ):
         env.setdefault(var, str(base / sub))
     return env
 
@@ -40,8 +44,13 @@ def run_tool(tool: str, argv: list[str], *, cwd: Path) -> str:
         )
     try:
         proc = subprocess.run(
-            [binary, *argv[1:]], cwd=cwd, env=_tool_env(), capture_output=True, text=True,
-            timeout=TOOL_TIMEOUT_SECONDS, check=False,
+            [binary, *argv[1:]],
+            cwd=cwd,
+            env=_tool_env(),
+            capture_output=True,
+            text=True,
+            timeout=TOOL_TIMEOUT_SECONDS,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         raise ToolError(f"{tool} did not finish within {TOOL_TIMEOUT_SECONDS}s") from exc

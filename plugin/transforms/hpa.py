@@ -46,7 +46,8 @@ def drop_autoscaled_replicas(manifests: list[Manifest], ctx: TransformContext) -
         spec = m.obj.get("spec")
         if scaler and m.kind in SCALABLE_KINDS and isinstance(spec, dict) and "replicas" in spec:
             new_spec = {k: v for k, v in spec.items() if k != "replicas"}
-            m = m.with_obj({**m.obj, "spec": new_spec})
             ctx.diagnostics.note(f"{m.ref}: dropped spec.replicas, {scaler} scales it")
-        out.append(m)
+            out.append(m.with_obj({**m.obj, "spec": new_spec}))
+        else:
+            out.append(m)
     return out

@@ -14,6 +14,9 @@ def stamp_rendered_for(manifests: list[Manifest], ctx: TransformContext) -> list
     out = []
     for m in manifests:
         meta = dict(m.obj.get("metadata") or {})
-        meta["annotations"] = {**(meta.get("annotations") or {}), Annotation.RENDERED_FOR: version.minor_version}
+        meta["annotations"] = {
+            **(meta.get("annotations") or {}),
+            Annotation.RENDERED_FOR: version.minor_version,
+        }
         out.append(m.with_obj({**m.obj, "metadata": meta}))
     return out
