@@ -31,12 +31,15 @@ install_go() {
 }
 
 # build_in_module NAME VERSION MODULE_DIR PACKAGE [LDFLAGS]: go build inside one of our consumer modules
-# (tools/go/*), for upstream mains that `go install pkg@version` refuses (replace directives).
+# (tools/go/*), for upstream mains that `go install pkg@version` refuses (replace directives), and for
+# our own Go programs (PACKAGE ./cmd/NAME) built against upstream packages.
 build_in_module() {
   local name=$1 version=$2 moddir=$3 pkg=$4 ldflags=${5:-}
   local dest="$cache/$name-$version"
-  # the key includes a hash of our module files, so a change to go.mod or our own Go code rebuilds
-  local key; key=$(cd "$here/go/$moddir" && find . -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' \) -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+  # the key hashes go.mod/go.sum and, for our own programs, their sources: a change rebuilds
+  local keyfiles=(go.mod go.sum)
+  case "$pkg" in ./*) keyfiles+=("$pkg");; esac
+  local key; key=$(cd "$here/go/$moddir" && find "${keyfiles[@]}" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
   dest="$dest-$key"
   if [ -x "$dest/$name" ]; then ln -sfn "$dest/$name" "$bin/$name"; return 0; fi
   log "building $name $version from tools/go/$moddir (cold builds take many minutes)"
