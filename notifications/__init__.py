@@ -1,0 +1,1 @@
+"""Notifications: the trigger/template catalog, the webhook receiver and the timeline."""

@@ -1,0 +1,1 @@
+"""The alert receiver: verify, de-duplicate, silence, collapse storms, route and deliver."""
