@@ -18,14 +18,14 @@ help:
 $(VENV)/.stamp: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
+	PYTHONWARNINGS=ignore $(PY) -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
 	touch $@
 
 venv: $(VENV)/.stamp
 
 # Strict editable mode links each file, so new modules need this re-run (cheap: no dependency changes).
 install: venv
-	$(PY) -m pip install -q --no-deps -e . --config-settings editable_mode=strict
+	PYTHONWARNINGS=ignore $(PY) -m pip install -q --no-deps -e . --config-settings editable_mode=strict
 
 tools:
 	tools/build.sh
