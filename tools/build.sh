@@ -57,6 +57,22 @@ build_argocd() {
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}"
 }
 
+ETCD_VERSION=v3.6.4
+build_etcd() {
+  build_in_module etcd "$ETCD_VERSION" etcd go.etcd.io/etcd/server/v3
+}
+
+KUBE_VERSION=v1.34.2
+build_kube_apiserver() {
+  # without the -X flags /version says v0.0.0-master, which Argo CD passes on as KUBE_VERSION
+  local v=$KUBE_VERSION minor; minor=$(echo "$v" | cut -d. -f2)
+  local x="" p
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    x+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  build_in_module kube-apiserver "$KUBE_VERSION" kube k8s.io/kubernetes/cmd/kube-apiserver "$x"
+}
+
 build_helm() {
   install_go helm "$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" \
     "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
@@ -66,5 +82,5 @@ build_kustomize() {
 }
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize)
-for t in "${tools[@]}"; do "build_$t"; done
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize etcd kube_apiserver argocd)
+for t in "${tools[@]}"; do "build_${t//-/_}"; done
