@@ -81,6 +81,12 @@ build_kustomize() {
   install_go kustomize "$KUSTOMIZE_VERSION" "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
 }
 
+# the chart's README values table is generated with helm-docs; a test fails when it drifts
+HELM_DOCS_VERSION=v1.14.2
+build_helm_docs() {
+  install_go helm-docs "$HELM_DOCS_VERSION" "github.com/norwoodj/helm-docs/cmd/helm-docs@$HELM_DOCS_VERSION"
+}
+
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize etcd kube_apiserver argocd)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs etcd kube_apiserver argocd)
 for t in "${tools[@]}"; do "build_${t//-/_}"; done
