@@ -7,6 +7,7 @@ import os
 import sys
 
 import click
+
 from argocd_lifecycle import __version__
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.logs import redact

@@ -34,8 +34,12 @@ def main() -> int:
     for version, apis in TARGETS:
         for name in EXAMPLES:
             env = {
-                "ARGOCD_APP_NAME": f"demo-{name}", "ARGOCD_APP_NAMESPACE": "demo", "KUBE_VERSION": version,
-                "KUBE_API_VERSIONS": apis, "ARGOCD_ENV_CLUSTER_NAME": "edge-1", "ARGOCD_ENV_CLUSTER_PHASE": "Ready",
+                "ARGOCD_APP_NAME": f"demo-{name}",
+                "ARGOCD_APP_NAMESPACE": "demo",
+                "KUBE_VERSION": version,
+                "KUBE_API_VERSIONS": apis,
+                "ARGOCD_ENV_CLUSTER_NAME": "edge-1",
+                "ARGOCD_ENV_CLUSTER_PHASE": "Ready",
                 "ARGOCD_LIFECYCLE_HELM": os.environ.get("ARGOCD_LIFECYCLE_HELM", "helm"),
                 "ARGOCD_LIFECYCLE_KUSTOMIZE": os.environ.get("ARGOCD_LIFECYCLE_KUSTOMIZE", "kustomize"),
             }
@@ -50,8 +54,11 @@ def main() -> int:
                 continue
             ms = (time.perf_counter() - started) * 1000
             kinds = ", ".join(f"{m.api_version} {m.kind}" for m in result.manifests)
-            print(f"  {name:<10} ({result.source_type}) for Kubernetes {version}: {len(result.manifests)} objects "
-                  f"in {ms:.0f} ms: {kinds}", file=sys.stderr)
+            print(
+                f"  {name:<10} ({result.source_type}) for Kubernetes {version}: {len(result.manifests)} objects "
+                f"in {ms:.0f} ms: {kinds}",
+                file=sys.stderr,
+            )
             for line in diagnostics.rendered():
                 print(f"      {line}", file=sys.stderr)
             sys.stdout.write(f"# --- {name} for Kubernetes {version}\n{result.text}")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.settings import MARKER
@@ -45,7 +46,8 @@ def generate(path: Path, kube_version: str | None) -> None:
             click.echo(line, err=True)
         for line in exc.lines():
             click.echo("error: " + diagnostics.clean(line), err=True)
-        sys.exit(exc.exit_code)
+        # Argo CD only sees "non-zero"; the CMP contract is exit 1 for any failure to render
+        sys.exit(1)
     for line in diagnostics.rendered():
         click.echo(line, err=True)
     sys.stdout.write(result.text)

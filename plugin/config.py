@@ -34,7 +34,6 @@ def plugin_config() -> dict[str, Any]:
 def render_plugin_yaml() -> str:
     from argocd_lifecycle import yamlio
 
-    return (
-        "# Generated from plugin/config.py by `argocd-lifecycle plugin config`; a test checks it.\n"
-        + yamlio.dump(plugin_config())
+    return "# Generated from plugin/config.py by `argocd-lifecycle plugin config`; a test checks it.\n" + yamlio.dump(
+        plugin_config()
     )

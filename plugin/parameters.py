@@ -32,9 +32,7 @@ class ParamSpec:
 
 
 SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec(
-        "allowEmpty", "Allow empty output", "Render nothing without failing (true/false)", default="false"
-    ),
+    ParamSpec("allowEmpty", "Allow empty output", "Render nothing without failing (true/false)", default="false"),
     ParamSpec(
         "hpaAwareReplicas",
         "HPA-aware replicas",
@@ -59,13 +57,9 @@ SPECS: tuple[ParamSpec, ...] = (
         "Validate the final objects against the target version",
         default="false",
     ),
-    ParamSpec(
-        "additionalVersions", "Additional API rules", "Path (in the app folder) of extra deprecation rules"
-    ),
+    ParamSpec("additionalVersions", "Additional API rules", "Path (in the app folder) of extra deprecation rules"),
     ParamSpec("releaseName", "Helm release name", "Defaults to the application name"),
-    ParamSpec(
-        "valueFiles", "Helm value files", "Value files relative to the chart folder", collection="array"
-    ),
+    ParamSpec("valueFiles", "Helm value files", "Value files relative to the chart folder", collection="array"),
     ParamSpec("values", "Helm values", "Values set with --set (key: value)", collection="map"),
     ParamSpec(
         "enableHelm",
@@ -84,9 +78,7 @@ def parse_parameters(raw: str | None, *, where: str = "ARGOCD_APP_PARAMETERS") -
     try:
         items = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from exc
+        raise UsageError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
     if items is None:
         return {}
     if not isinstance(items, list):

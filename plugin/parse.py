@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import yaml
+
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.manifest import Manifest
@@ -43,11 +44,7 @@ def _yaml_error(source: str, exc: yaml.YAMLError) -> RenderError:
 
 def _flatten_lists(obj: Any) -> list[Any]:
     """``kind: List`` objects are flattened, as Argo CD's repo-server does."""
-    if (
-        isinstance(obj, dict)
-        and str(obj.get("kind", "")).endswith("List")
-        and isinstance(obj.get("items"), list)
-    ):
+    if isinstance(obj, dict) and str(obj.get("kind", "")).endswith("List") and isinstance(obj.get("items"), list):
         return list(obj["items"])
     return [obj]
 
@@ -83,9 +80,7 @@ def to_manifests(docs: list[Any], source: str) -> list[Manifest]:
         for obj in _flatten_lists(doc):
             where = f"{source}#{index}"
             if not isinstance(obj, dict):
-                problems.append(
-                    f"{where}: document is a {type(obj).__name__}, not a Kubernetes object (mapping)"
-                )
+                problems.append(f"{where}: document is a {type(obj).__name__}, not a Kubernetes object (mapping)")
                 continue
             missing = [k for k in ("apiVersion", "kind") if not isinstance(obj.get(k), str) or not obj.get(k)]
             meta = obj.get("metadata")

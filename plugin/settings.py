@@ -80,9 +80,7 @@ class PluginSettings:
         raw_version = (environ.get("KUBE_VERSION") or kube_version or env.get("KUBE_VERSION") or "").strip()
         version = KubeVersion.parse(raw_version, where="KUBE_VERSION") if raw_version else None
         raw_upgrade = env.get("CLUSTER_UPGRADE_TO", "").strip()
-        upgrade = (
-            KubeVersion.parse(raw_upgrade, where="ARGOCD_ENV_CLUSTER_UPGRADE_TO") if raw_upgrade else None
-        )
+        upgrade = KubeVersion.parse(raw_upgrade, where="ARGOCD_ENV_CLUSTER_UPGRADE_TO") if raw_upgrade else None
         api_versions = tuple(v.strip() for v in environ.get("KUBE_API_VERSIONS", "").split(",") if v.strip())
         secrets = frozenset(v for k, v in environ.items() if _SENSITIVE_NAME.search(k) and len(v) >= 4)
         if not app_dir.is_dir():

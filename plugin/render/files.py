@@ -93,9 +93,7 @@ def render(settings: PluginSettings) -> list[Manifest]:
                 jinja = JinjaRenderer(template_context(settings))
             text = jinja.render(text, rel)
         try:
-            manifests.extend(
-                parse_stream(text, rel, json_file=path.name.removesuffix(".j2").endswith(".json"))
-            )
+            manifests.extend(parse_stream(text, rel, json_file=path.name.removesuffix(".j2").endswith(".json")))
         except RenderError as exc:
             problems.extend(exc.lines())
     if problems:

@@ -65,9 +65,7 @@ def helm_argv(settings: PluginSettings) -> list[str]:
     for values_file in p.as_list(params, "valueFiles"):
         path = (settings.app_dir / values_file).resolve()
         if not path.is_relative_to(settings.app_dir) or not path.is_file():
-            raise RenderError(
-                f"parameter valueFiles: {values_file!r} is not a file inside the application folder"
-            )
+            raise RenderError(f"parameter valueFiles: {values_file!r} is not a file inside the application folder")
         argv += ["--values", str(path)]
     for key, value in sorted(p.as_map(params, "values").items()):
         argv += ["--set", f"{key}={_set_value(value)}"]

@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import jinja2
-from argocd_lifecycle.errors import RenderError
 from jinja2.sandbox import SandboxedEnvironment
+
+from argocd_lifecycle.errors import RenderError
 
 
 class JinjaRenderer:
     def __init__(self, context: dict[str, Any]) -> None:
-        self._env = SandboxedEnvironment(
-            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False
-        )
+        self._env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
         self._context = context
 
     def render(self, text: str, source: str) -> str:

@@ -1,0 +1,157 @@
+"""The only module that imports ``kubernetes``: client construction and error translation.
+
+Callers get a ``Kube`` (the API groups bound to one client) from ``connect`` and call the official
+client through ``call``/``call_json``, which turn the client's and urllib3's errors into ``KubeError``
+subclasses naming what was attempted. Responses are read as plain JSON (wire dicts), never as the
+client's models, so callers type them with their own TypedDicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from kubernetes import client, config, watch
+from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
+from urllib3.exceptions import HTTPError
+
+from argocd_lifecycle.errors import ConfigError, LifecycleError
+
+MERGE_PATCH = "application/merge-patch+json"
+
+
+class KubeError(LifecycleError):
+    """A Kubernetes API call failed (status is the HTTP status, or None for transport errors)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class KubeGone(KubeError):
+    """410 Gone: the resourceVersion expired; list again."""
+
+
+class KubeConflict(KubeError):
+    """409: the object changed under us, or already exists."""
+
+
+class KubeNotFound(KubeError):
+    """404."""
+
+
+_BY_STATUS: dict[int, type[KubeError]] = {404: KubeNotFound, 409: KubeConflict, 410: KubeGone}
+
+
+def _status_message(exc: ApiException) -> str:
+    """The API's own ``Status.message`` when the body carries one, else the HTTP reason."""
+    body = exc.body
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if isinstance(body, str) and body.startswith("{"):
+        try:
+            message = json.loads(body).get("message")
+        except ValueError:
+            message = None
+        if isinstance(message, str) and message:
+            return message
+    return str(exc.reason or "error")
+
+
+def translate(exc: BaseException, what: str) -> KubeError:
+    """One ``KubeError`` for any failure of the client, naming the attempted operation."""
+    if isinstance(exc, KubeError):
+        return exc
+    if isinstance(exc, ApiException):
+        status = int(exc.status) if exc.status else None
+        cls = _BY_STATUS.get(status or 0, KubeError)
+        return cls(f"{what}: HTTP {status}: {_status_message(exc)}", status=status)
+    return KubeError(f"{what}: {type(exc).__name__}: {exc}")
+
+
+@contextmanager
+def translated(what: str) -> Iterator[None]:
+    """Translate client/transport errors raised inside the block (``raise ... from``)."""
+    try:
+        yield
+    except (ApiException, HTTPError, OSError, ValueError) as exc:
+        raise translate(exc, what) from exc
+
+
+@dataclass(frozen=True)
+class KubeSettings:
+    """How to reach the management cluster: a kubeconfig file, else in-cluster, else the default."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    #: per-request timeout (seconds) for everything but watches
+    request_timeout: float = 10.0
+
+
+class Kube:
+    """The API groups this project uses, bound to one ``ApiClient``."""
+
+    def __init__(self, api_client: Any, settings: KubeSettings) -> None:
+        self.api_client = api_client
+        self.settings = settings
+        self.core = client.CoreV1Api(api_client)
+        self.coordination = client.CoordinationV1Api(api_client)
+        self.custom = client.CustomObjectsApi(api_client)
+
+    @property
+    def host(self) -> str:
+        return str(self.api_client.configuration.host)
+
+    def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call an API method and return its raw JSON body as Python data (dict/list)."""
+        kwargs.setdefault("_request_timeout", self.settings.request_timeout)
+        with translated(what):
+            resp = fn(*args, _preload_content=False, **kwargs)
+            try:
+                status = int(getattr(resp, "status", 200))
+                data = resp.data
+                if status >= 400:
+                    raise ApiException(status=status, reason=getattr(resp, "reason", ""), body=data)
+                return json.loads(data) if data else {}
+            finally:
+                resp.release_conn()
+
+    def watch(
+        self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Stream ``(type, raw object)`` watch events; errors (410 included) raise ``KubeError``.
+
+        ``timeout_seconds`` must be given: it makes the server end the watch, and it disables the
+        client's own single 410 retry so that the caller relists instead.
+        """
+        if "timeout_seconds" not in kwargs:
+            raise ValueError("watch needs timeout_seconds")
+        w = watch.Watch()
+        try:
+            with translated(what):
+                for event in w.stream(fn, *args, **kwargs):
+                    yield str(event["type"]), event["raw_object"]
+        finally:
+            w.stop()
+
+
+def connect(settings: KubeSettings) -> Kube:
+    """Build the client once, at start-up: explicit kubeconfig, in-cluster, or the default kubeconfig."""
+    cfg = client.Configuration()
+    try:
+        if settings.kubeconfig:
+            config.load_kube_config(config_file=settings.kubeconfig, context=settings.context, client_configuration=cfg)
+        elif os.environ.get("KUBERNETES_SERVICE_HOST"):
+            config.load_incluster_config(client_configuration=cfg)
+        else:
+            config.load_kube_config(context=settings.context, client_configuration=cfg)
+    except (ConfigException, OSError, ValueError, TypeError, yaml.YAMLError) as exc:
+        where = settings.kubeconfig or "the default kubeconfig / in-cluster config"
+        raise ConfigError(f"kubeconfig {where}: {exc}") from exc
+    return Kube(client.ApiClient(cfg), settings)

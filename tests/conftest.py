@@ -1,0 +1,30 @@
+"""Shared test setup: the pinned upstream tools (`make tools`) come first on PATH."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS_BIN = Path(
+    subprocess.run(
+        [str(REPO / "tools" / "build.sh"), "--path"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+)
+os.environ["PATH"] = f"{TOOLS_BIN}{os.pathsep}{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def require_tool(name: str) -> Path:
+    """The path of an upstream binary from `make tools`; a missing one fails the test (never skips)."""
+    path = TOOLS_BIN / name
+    if not path.exists():
+        pytest.fail(f"{name} is missing from {TOOLS_BIN}: run `make tools` (tools/build.sh {name})")
+    return path
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO

@@ -1,0 +1,116 @@
+"""The transforms: HPA-aware replicas, lifecycle policy, provenance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.transforms import TransformContext
+from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
+from argocd_lifecycle.plugin.transforms.lifecycle import apply_phase_policy, merge_sync_options
+from argocd_lifecycle.plugin.transforms.provenance import stamp_rendered_for
+
+
+def ctx(tmp_path: Path, **env: str) -> TransformContext:
+    return TransformContext(PluginSettings.from_environ(env, app_dir=tmp_path), Diagnostics())
+
+
+def obj(kind: str, name: str, api: str = "apps/v1", ns: str | None = None, **spec: Any) -> Manifest:
+    meta: dict[str, Any] = {"name": name}
+    if ns:
+        meta["namespace"] = ns
+    return Manifest({"apiVersion": api, "kind": kind, "metadata": meta, "spec": spec}, "x.yaml", 0)
+
+
+def hpa(target_kind: str, name: str, api: str = "autoscaling/v2", ns: str | None = None) -> Manifest:
+    return obj(
+        "HorizontalPodAutoscaler",
+        f"{name}-hpa",
+        api,
+        ns,
+        scaleTargetRef={"apiVersion": "apps/v1", "kind": target_kind, "name": name},
+    )
+
+
+@pytest.mark.parametrize("hpa_api", ["autoscaling/v1", "autoscaling/v2", "autoscaling/v2beta2"])
+def test_hpa_target_loses_replicas(hpa_api: str, tmp_path: Path) -> None:
+    c = ctx(tmp_path)
+    out = drop_autoscaled_replicas(
+        [obj("Deployment", "web", replicas=3, paused=False), hpa("Deployment", "web", hpa_api)], c
+    )
+    assert out[0].obj["spec"] == {"paused": False}
+    assert "Deployment/web: dropped spec.replicas, HorizontalPodAutoscaler/web-hpa scales it" in c.diagnostics.lines[0]
+
+
+def test_statefulset_and_keda_scaled_object(tmp_path: Path) -> None:
+    keda = obj("ScaledObject", "so", "keda.sh/v1alpha1", scaleTargetRef={"name": "api"})  # kind defaults to Deployment
+    keda_sts = obj("ScaledObject", "so2", "keda.sh/v1alpha1", scaleTargetRef={"name": "db", "kind": "StatefulSet"})
+    out = drop_autoscaled_replicas(
+        [obj("Deployment", "api", replicas=2), obj("StatefulSet", "db", replicas=3), keda, keda_sts],
+        ctx(tmp_path),
+    )
+    assert "replicas" not in out[0].obj["spec"]
+    assert "replicas" not in out[1].obj["spec"]
+
+
+def test_untargeted_and_other_namespace_keep_replicas(tmp_path: Path) -> None:
+    objs = [
+        obj("Deployment", "web", ns="a", replicas=3),
+        obj("Deployment", "other", ns="b", replicas=1),
+        hpa("Deployment", "web", ns="b"),
+        hpa("StatefulSet", "other", ns="b"),
+    ]
+    out = drop_autoscaled_replicas(objs, ctx(tmp_path))
+    assert out[0].obj["spec"]["replicas"] == 3  # HPA lives in another namespace
+    assert out[1].obj["spec"]["replicas"] == 1  # HPA targets a StatefulSet of that name, not the Deployment
+
+
+def test_switch_off_by_parameter(tmp_path: Path) -> None:
+    c = ctx(tmp_path, ARGOCD_APP_PARAMETERS='[{"name":"hpaAwareReplicas","string":"false"}]')
+    out = drop_autoscaled_replicas([obj("Deployment", "web", replicas=3), hpa("Deployment", "web")], c)
+    assert out[0].obj["spec"]["replicas"] == 3
+
+
+def test_input_objects_are_not_mutated(tmp_path: Path) -> None:
+    dep = obj("Deployment", "web", replicas=3)
+    drop_autoscaled_replicas([dep, hpa("Deployment", "web")], ctx(tmp_path))
+    assert dep.obj["spec"]["replicas"] == 3
+
+
+@pytest.mark.parametrize(
+    ("existing", "merged"),
+    [
+        ("", "Prune=false,Delete=false"),
+        ("ServerSideApply=true", "ServerSideApply=true,Prune=false,Delete=false"),
+        ("Prune=true, Validate=false", "Validate=false,Prune=false,Delete=false"),
+        ("Delete=confirm,Prune=false", "Prune=false,Delete=false"),
+    ],
+)
+def test_merge_sync_options(existing: str, merged: str) -> None:
+    assert merge_sync_options(existing, ("Prune=false", "Delete=false")) == merged
+
+
+@pytest.mark.parametrize("phase", ["Decommissioning", "Unreachable"])
+def test_protective_phases_stamp_every_object(phase: str, tmp_path: Path) -> None:
+    out = apply_phase_policy(
+        [obj("Deployment", "a"), obj("ConfigMap", "b", "v1")], ctx(tmp_path, ARGOCD_ENV_CLUSTER_PHASE=phase)
+    )
+    for m in out:
+        assert m.obj["metadata"]["annotations"]["argocd.argoproj.io/sync-options"] == "Prune=false,Delete=false"
+
+
+@pytest.mark.parametrize("phase", ["", "Ready", "Pending", "Upgrading", "Degraded"])
+def test_other_phases_leave_objects_alone(phase: str, tmp_path: Path) -> None:
+    objs = [obj("Deployment", "a")]
+    assert apply_phase_policy(objs, ctx(tmp_path, ARGOCD_ENV_CLUSTER_PHASE=phase)) == objs
+
+
+def test_rendered_for_uses_major_minor(tmp_path: Path) -> None:
+    out = stamp_rendered_for([obj("Deployment", "a")], ctx(tmp_path, KUBE_VERSION="1.29.3"))
+    assert out[0].obj["metadata"]["annotations"] == {"argocd-lifecycle.io/rendered-for": "1.29"}
+    assert stamp_rendered_for([obj("Deployment", "a")], ctx(tmp_path))[0].obj["metadata"] == {"name": "a"}
