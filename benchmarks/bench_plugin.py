@@ -1,0 +1,152 @@
+"""Plugin render overhead: `plugin generate` against the bare tool on the same input, side by side.
+
+- 500-object Kustomize app: `argocd-lifecycle plugin generate` vs `kustomize build`
+- 500-object Helm chart:    `argocd-lifecycle plugin generate` vs `helm template`
+- cold start of `plugin generate` on a 20-object plain app (with `python -c pass` as the floor)
+
+Runs alternate (ours, theirs, ours, ...) so load drifts hit both sides alike. Prints medians and ratios.
+Usage: .venv/bin/python benchmarks/bench_plugin.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = Path(
+    subprocess.run([str(REPO / "tools/build.sh"), "--path"], capture_output=True, text=True, check=True).stdout.strip()
+)
+CLI = str(REPO / ".venv" / "bin" / "argocd-lifecycle")
+ENV = {
+    **os.environ,
+    "PATH": f"{TOOLS}:{os.environ['PATH']}",
+    "ARGOCD_APP_NAME": "bench",
+    "ARGOCD_APP_NAMESPACE": "bench",
+    "KUBE_VERSION": "1.31.2",
+    "KUBE_API_VERSIONS": "apps/v1,apps/v1/Deployment,v1,v1/ConfigMap,v1/Service",
+    "ARGOCD_ENV_CLUSTER_NAME": "bench",
+    "ARGOCD_ENV_CLUSTER_PHASE": "Ready",
+}
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-{i}
+  labels: {{app: app-{i}, tier: web}}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {{app: app-{i}}}
+  template:
+    metadata:
+      labels: {{app: app-{i}}}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          ports: [{{containerPort: 80}}]
+          env: [{{name: A, value: "1"}}, {{name: B, value: "2"}}]
+          resources: {{limits: {{cpu: 100m, memory: 64Mi}}}}
+"""
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg-{i}\ndata:\n  key: value-{i}\n  other: x\n"
+
+
+def objects(n: int) -> list[str]:
+    return [(DEPLOYMENT if i % 2 else CONFIGMAP).format(i=i) for i in range(n)]
+
+
+def make_kustomize(root: Path, n: int) -> Path:
+    app = root / "kustomize"
+    (app / "res").mkdir(parents=True)
+    names = []
+    for i, text in enumerate(objects(n)):
+        (app / "res" / f"o{i:04d}.yaml").write_text(text)
+        names.append(f"res/o{i:04d}.yaml")
+    (app / "kustomization.yaml").write_text("namespace: bench\nresources:\n" + "".join(f"- {n}\n" for n in names))
+    return app
+
+
+def make_helm(root: Path, n: int) -> Path:
+    app = root / "helm"
+    (app / "templates").mkdir(parents=True)
+    (app / "Chart.yaml").write_text("apiVersion: v2\nname: bench\nversion: 0.1.0\n")
+    (app / "values.yaml").write_text("image: nginx:1.27\n")
+    for i, text in enumerate(objects(n)):
+        (app / "templates" / f"o{i:04d}.yaml").write_text(text.replace("nginx:1.27", "{{ .Values.image }}"))
+    return app
+
+
+def make_plain(root: Path, n: int) -> Path:
+    app = root / "plain"
+    app.mkdir()
+    for i, text in enumerate(objects(n)):
+        (app / f"o{i:02d}.yaml").write_text(text)
+    return app
+
+
+def timed(argv: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"{argv[0]} failed: {proc.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def side_by_side(name: str, ours: list[str], theirs: list[str], cwd: Path, runs: int) -> tuple[float, float]:
+    timed(ours, cwd), timed(theirs, cwd)  # warm the page cache
+    a, b = [], []
+    for _ in range(runs):
+        a.append(timed(ours, cwd))
+        b.append(timed(theirs, cwd))
+    ma, mb = statistics.median(a), statistics.median(b)
+    print(f"{name:<34} ours {ma * 1000:7.1f} ms   bare {mb * 1000:7.1f} ms   ratio {ma / mb:5.2f}")
+    return ma, mb
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        kapp, happ, papp = make_kustomize(root, 500), make_helm(root, 500), make_plain(root, 20)
+        print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {args.runs} runs each")
+        side_by_side(
+            "kustomize, 500 objects",
+            [CLI, "plugin", "generate"],
+            [str(TOOLS / "kustomize"), "build", "."],
+            kapp,
+            args.runs,
+        )
+        side_by_side(
+            "helm, 500 objects",
+            [CLI, "plugin", "generate"],
+            [
+                str(TOOLS / "helm"),
+                "template",
+                "bench",
+                ".",
+                "--namespace",
+                "bench",
+                "--include-crds",
+                "--kube-version",
+                "1.31.2",
+            ],
+            happ,
+            args.runs,
+        )
+        side_by_side(
+            "cold start, plain 20 objects", [CLI, "plugin", "generate"], [sys.executable, "-c", "pass"], papp, args.runs
+        )
+
+
+if __name__ == "__main__":
+    main()
