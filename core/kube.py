@@ -24,6 +24,9 @@ from urllib3.exceptions import HTTPError
 from argocd_lifecycle.errors import ConfigError, LifecycleError
 
 MERGE_PATCH = "application/merge-patch+json"
+# the client's watch and config modules carry no type hints
+_watch: Any = watch
+_config: Any = config
 
 
 class KubeError(LifecycleError):
@@ -132,7 +135,7 @@ class Kube:
         """
         if "timeout_seconds" not in kwargs:
             raise ValueError("watch needs timeout_seconds")
-        w = watch.Watch()
+        w = _watch.Watch()
         try:
             with translated(what):
                 for event in w.stream(fn, *args, **kwargs):
@@ -146,11 +149,13 @@ def connect(settings: KubeSettings) -> Kube:
     cfg = client.Configuration()
     try:
         if settings.kubeconfig:
-            config.load_kube_config(config_file=settings.kubeconfig, context=settings.context, client_configuration=cfg)
+            _config.load_kube_config(
+                config_file=settings.kubeconfig, context=settings.context, client_configuration=cfg
+            )
         elif os.environ.get("KUBERNETES_SERVICE_HOST"):
-            config.load_incluster_config(client_configuration=cfg)
+            _config.load_incluster_config(client_configuration=cfg)
         else:
-            config.load_kube_config(context=settings.context, client_configuration=cfg)
+            _config.load_kube_config(context=settings.context, client_configuration=cfg)
     except (ConfigException, OSError, ValueError, TypeError, yaml.YAMLError) as exc:
         where = settings.kubeconfig or "the default kubeconfig / in-cluster config"
         raise ConfigError(f"kubeconfig {where}: {exc}") from exc
