@@ -51,7 +51,7 @@ build_in_module() {
   log "built $name $version in $((SECONDS - start))s"
 }
 
-ARGOCD_VERSION=v3.2.12
+ARGOCD_VERSION=v3.2.11
 build_argocd() {
   build_in_module argocd "$ARGOCD_VERSION" argocd github.com/argoproj/argo-cd/v3/cmd \
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}"
