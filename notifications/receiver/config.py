@@ -1,0 +1,248 @@
+"""The receiver's YAML config, read once at start-up into frozen dataclasses.
+
+Secrets (bearer token, HMAC secret, sink secrets, SMTP password) are read from the files the config
+names, relative paths resolved next to the config file; they live only in ``repr=False`` fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.errors import ConfigError
+from argocd_lifecycle.notifications.receiver.timefmt import parse_duration
+
+SINK_TYPES = ("slack", "dingtalk", "teams", "webhook", "email")
+MATCH_KEYS = ("severity", "trigger", "cluster", "clusterPhase", "project", "app", "namespace")
+# Documented per-destination limits: Slack ~1 message/s per webhook, DingTalk 20 messages/min per robot.
+DEFAULT_RATES: dict[str, tuple[int, float]] = {"slack": (1, 1.0), "dingtalk": (20, 60.0), "teams": (4, 1.0)}
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    messages: int
+    per: float  # seconds
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    host: str
+    port: int
+    sender: str
+    to: tuple[str, ...]
+    starttls: bool
+    username: str | None = field(default=None, repr=False)
+    password: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class SinkSpec:
+    name: str
+    type: str
+    url: str = field(default="", repr=False)  # webhook URLs carry tokens (Slack, DingTalk access_token)
+    secret: bytes | None = field(default=None, repr=False)
+    rate: RateLimit | None = None
+    smtp: SmtpSettings | None = None
+
+
+@dataclass(frozen=True)
+class Route:
+    match: dict[str, frozenset[str]]
+    receiver: str
+    continue_: bool = False
+
+
+@dataclass(frozen=True)
+class Delivery:
+    max_attempts: int = 12
+    initial_backoff: float = 1.0
+    max_backoff: float = 300.0
+    timeout: float = 10.0
+    lease: float = 60.0
+    retention: float = 86400.0
+
+
+@dataclass(frozen=True)
+class ReceiverConfig:
+    token: str = field(repr=False)
+    hmac_secret: bytes = field(repr=False)
+    sinks: tuple[SinkSpec, ...]
+    routes: tuple[Route, ...]
+    tolerance: int = 300
+    dedupe_window: float = 1800.0
+    flap_threshold: int = 6
+    flap_window: float = 600.0
+    storm_group_wait: float = 10.0
+    storm_group_interval: float = 300.0
+    storm_max_names: int = 50
+    delivery: Delivery = Delivery()
+    listen: str = "127.0.0.1:8080"
+    state: str = "sqlite:///receiver-state.db"
+
+
+class _Section:
+    """Typed access to one mapping of the config, with errors naming the file and the key path."""
+
+    def __init__(self, data: Any, where: str, base: Path) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: must be a mapping")
+        self.data, self.where, self.base = data, where, base
+
+    def fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.where}.{key}: {why}")
+
+    def sub(self, key: str) -> _Section:
+        return _Section(self.data.get(key) or {}, f"{self.where}.{key}", self.base)
+
+    def text(self, key: str, default: str | None = None) -> str:
+        value = self.data.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise self.fail(key, "required, a non-empty string" if value is None else "must be a string")
+        return value
+
+    def integer(self, key: str, default: int) -> int:
+        value = self.data.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise self.fail(key, "must be a positive whole number")
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, "must be true or false")
+        return value
+
+    def duration(self, key: str, default: float) -> float:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        try:
+            return parse_duration(str(value))
+        except ValueError as exc:
+            raise self.fail(key, str(exc)) from exc
+
+    def secret_file(self, key: str) -> bytes:
+        path = self.base / self.text(key)
+        try:
+            data = path.read_bytes().strip()
+        except OSError as exc:
+            raise self.fail(key, f"cannot read {path}: {exc.strerror}") from exc
+        if not data:
+            raise self.fail(key, f"{path} is empty")
+        return data
+
+
+def _rate(section: _Section, kind: str) -> RateLimit | None:
+    raw = section.data.get("rateLimit")
+    if raw is None:
+        default = DEFAULT_RATES.get(kind)
+        return RateLimit(*default) if default else None
+    rate = section.sub("rateLimit")
+    return RateLimit(rate.integer("messages", 1), rate.duration("per", 60.0))
+
+
+def _sink(section: _Section, names: set[str]) -> SinkSpec:
+    name = section.text("name")
+    if name in names:
+        raise section.fail("name", f"{name!r} is defined twice")
+    kind = section.text("type")
+    if kind not in SINK_TYPES:
+        raise section.fail("type", f"must be one of {', '.join(SINK_TYPES)}")
+    secret = section.secret_file("secretFile") if "secretFile" in section.data else None
+    if kind == "email":
+        smtp = section.sub("smtp")
+        to = smtp.data.get("to")
+        if not isinstance(to, list) or not to or not all(isinstance(t, str) and "@" in t for t in to):
+            raise smtp.fail("to", "must be a list of e-mail addresses")
+        settings = SmtpSettings(
+            host=smtp.text("host"),
+            port=smtp.integer("port", 25),
+            sender=smtp.text("from"),
+            to=tuple(to),
+            starttls=smtp.flag("starttls", False),
+            username=smtp.secret_file("usernameFile").decode() if "usernameFile" in smtp.data else None,
+            password=smtp.secret_file("passwordFile").decode() if "passwordFile" in smtp.data else None,
+        )
+        return SinkSpec(name, kind, rate=_rate(section, kind), smtp=settings)
+    url = section.secret_file("urlFile").decode() if "urlFile" in section.data else section.text("url")
+    if not url.startswith(("http://", "https://")):
+        raise section.fail("url", "must be an http(s) URL")
+    if kind == "webhook" and secret is None:
+        raise section.fail("secretFile", "required: generic webhooks are always signed")
+    return SinkSpec(name, kind, url=url, secret=secret, rate=_rate(section, kind))
+
+
+def _route(section: _Section, sinks: set[str]) -> Route:
+    receiver = section.text("receiver")
+    if receiver not in sinks:
+        raise section.fail("receiver", f"{receiver!r} is not one of the receivers")
+    match = section.sub("match")
+    matchers: dict[str, frozenset[str]] = {}
+    for key, raw in match.data.items():
+        if key not in MATCH_KEYS:
+            raise match.fail(str(key), f"unknown match key; use {', '.join(MATCH_KEYS)}")
+        values = [raw] if isinstance(raw, str) else raw
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise match.fail(key, "must be a list of strings")
+        if values:
+            matchers[key] = frozenset(values)
+    return Route(matchers, receiver, section.flag("continue", False))
+
+
+def parse(data: Any, where: str, base: Path) -> ReceiverConfig:
+    root = _Section(data, where, base)
+    inbound = root.sub("inbound")
+    token = inbound.secret_file("tokenFile").decode("utf-8", "replace")
+    secret = inbound.secret_file("hmacSecretFile")
+    raw_sinks = root.data.get("receivers")
+    if not isinstance(raw_sinks, list) or not raw_sinks:
+        raise root.fail("receivers", "required, a list of at least one receiver")
+    sinks: list[SinkSpec] = []
+    for i, item in enumerate(raw_sinks):
+        sinks.append(_sink(_Section(item, f"{where}.receivers[{i}]", base), {s.name for s in sinks}))
+    raw_routes = root.data.get("routes") or []
+    if not isinstance(raw_routes, list):
+        raise root.fail("routes", "must be a list")
+    names = {s.name for s in sinks}
+    routes = tuple(_route(_Section(r, f"{where}.routes[{i}]", base), names) for i, r in enumerate(raw_routes))
+    dedupe, flap, storm, delivery = (root.sub(k) for k in ("dedupe", "flap", "storm", "delivery"))
+    return ReceiverConfig(
+        token=token,
+        hmac_secret=secret,
+        sinks=tuple(sinks),
+        routes=routes,
+        tolerance=int(inbound.duration("tolerance", 300.0)),
+        dedupe_window=dedupe.duration("window", 1800.0),
+        flap_threshold=flap.integer("threshold", 6),
+        flap_window=flap.duration("window", 600.0),
+        storm_group_wait=storm.duration("groupWait", 10.0),
+        storm_group_interval=storm.duration("groupInterval", 300.0),
+        storm_max_names=storm.integer("maxNames", 50),
+        delivery=Delivery(
+            max_attempts=delivery.integer("maxAttempts", 12),
+            initial_backoff=delivery.duration("initialBackoff", 1.0),
+            max_backoff=delivery.duration("maxBackoff", 300.0),
+            timeout=delivery.duration("timeout", 10.0),
+            lease=delivery.duration("lease", 60.0),
+            retention=delivery.duration("retention", 86400.0),
+        ),
+        listen=root.text("listen", "127.0.0.1:8080"),
+        state=root.text("state", "sqlite:///receiver-state.db"),
+    )
+
+
+def load(path: Path) -> ReceiverConfig:
+    """Read and check ``path``; every problem is a ConfigError naming the file and key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read receiver config {path}: {exc.strerror}") from exc
+    try:
+        data = yamlio.load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    return parse(data, str(path), path.parent)

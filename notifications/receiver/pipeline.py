@@ -1,0 +1,123 @@
+"""What happens to an accepted event: de-duplicate, silence, collapse storms, damp flaps, route, enqueue.
+
+Flap counting keys on the event's identity (cluster, app, trigger), not on its fingerprint: a
+fingerprint repeats only as a duplicate, while a flapping alert fires again and again with a new
+revision or phase-since each time.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from argocd_lifecycle.model import Phase
+from argocd_lifecycle.notifications.receiver import notification
+from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
+from argocd_lifecycle.notifications.receiver.events import Event
+from argocd_lifecycle.notifications.receiver.metrics import Metrics
+from argocd_lifecycle.notifications.receiver.routing import route
+from argocd_lifecycle.notifications.receiver.silences import first_match
+from argocd_lifecycle.notifications.receiver.state import GroupUpdate, NewItem, StateStore
+
+
+class Outcome(StrEnum):
+    QUEUED = "queued"
+    DUPLICATE = "duplicate"
+    SILENCED = "silenced"
+    COLLAPSED = "collapsed"
+    FLAPPING = "flapping"
+    UNROUTED = "unrouted"
+
+
+@dataclass(frozen=True)
+class Result:
+    outcome: Outcome
+    fingerprint: str
+    receivers: tuple[str, ...] = ()
+    silence: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "status": str(self.outcome),
+            "fingerprint": self.fingerprint,
+            "receivers": list(self.receivers),
+        }
+        if self.silence:
+            out["silence"] = self.silence
+        return out
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Pipeline:
+    def __init__(
+        self,
+        config: ReceiverConfig,
+        store: StateStore,
+        metrics: Metrics,
+        wake: Callable[[], None] = lambda: None,
+        new_id: Callable[[], str] = _new_id,
+    ) -> None:
+        self.config, self.store, self.metrics, self.wake, self.new_id = config, store, metrics, wake, new_id
+
+    async def ingest(self, event: Event) -> Result:
+        store, now, fp = self.store, event.received_at, event.fingerprint
+        self.metrics.received.labels(event.source).inc()
+        if await store.seen(fp, now):
+            self.metrics.deduplicated.inc()
+            return Result(Outcome.DUPLICATE, fp)
+        if event.source == "lifecycle" and event.cluster:
+            await store.set_cluster_phase(event.cluster, event.cluster_phase, now)
+            if event.cluster_phase != Phase.UNREACHABLE:
+                await store.storm_clear(event.cluster)
+        labels = event.labels()
+        silence = first_match(await store.silences(now), labels, now)
+        if silence is not None:
+            # Not marked as seen: once the silence ends, the same alert is told if it fires again.
+            self.metrics.silenced.inc()
+            return Result(Outcome.SILENCED, fp, silence=silence.id)
+        receivers = route(self.config.routes, labels)
+        if event.is_app_level and event.cluster and await self._unreachable(event):
+            return await self._collapse(event, receivers)
+        count = await store.flap_count(event.identity, now, self.config.flap_window) + 1
+        outcome = Outcome.QUEUED if receivers else Outcome.UNROUTED
+        payload = notification.alert(event)
+        if count > self.config.flap_threshold:
+            until = now + self.config.flap_window
+            if not await store.flap_begin(event.identity, now, until):
+                self.metrics.flapping.inc()
+                receivers = []
+            payload = notification.flapping(event, count, self.config.flap_window)
+            outcome = Outcome.FLAPPING
+        items = [NewItem(self.new_id(), name, payload.to_json(), now) for name in receivers]
+        if not await store.record(fp, now, window=self.config.dedupe_window, items=items, flap_identity=event.identity):
+            self.metrics.deduplicated.inc()
+            return Result(Outcome.DUPLICATE, fp)
+        if items:
+            self.wake()
+        return Result(outcome, fp, tuple(receivers))
+
+    async def _unreachable(self, event: Event) -> bool:
+        if event.cluster_phase == Phase.UNREACHABLE:
+            return True
+        return await self.store.cluster_phase(event.cluster) == Phase.UNREACHABLE
+
+    async def _collapse(self, event: Event, receivers: list[str]) -> Result:
+        cfg, now = self.config, event.received_at
+        started, alerts, apps = await self.store.storm_add(event.cluster, event.app, now)
+        payload = notification.collapsed(event, alerts, apps, cfg.storm_max_names).to_json()
+        key = f"storm:{event.cluster}:{started}"
+        groups = [
+            GroupUpdate(name, key, payload, self.new_id(), cfg.storm_group_wait, cfg.storm_group_interval)
+            for name in receivers
+        ]
+        if not await self.store.record(event.fingerprint, now, window=cfg.dedupe_window, items=[], groups=groups):
+            self.metrics.deduplicated.inc()
+            return Result(Outcome.DUPLICATE, event.fingerprint)
+        self.metrics.collapsed.inc()
+        self.wake()
+        return Result(Outcome.COLLAPSED, event.fingerprint, tuple(receivers))

@@ -1,0 +1,38 @@
+"""Durations (``30s``, ``2h``, ``1h30m``) and RFC3339 timestamps, as written in config and the API."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$")
+_UNITS = (86400.0, 3600.0, 60.0, 1.0, 0.001)
+MAX_SECONDS = 366 * 86400.0
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``text``; raises ValueError naming the accepted form."""
+    match = _DURATION.match(text.strip()) if isinstance(text, str) else None
+    if not match or not any(match.groups()):
+        raise ValueError(f"{text!r} is not a duration like 30s, 5m, 2h or 1h30m")
+    seconds = sum(float(part) * unit for part, unit in zip(match.groups(), _UNITS, strict=True) if part)
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"{text!r} is longer than a year")
+    return seconds
+
+
+def format_rfc3339(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_rfc3339(text: str) -> float:
+    """Unix seconds of an RFC3339 timestamp with a zone (``Z`` or ``+02:00``); ValueError otherwise."""
+    if not isinstance(text, str) or not text:
+        raise ValueError("expected an RFC3339 timestamp such as 2026-01-02T15:04:05Z")
+    try:
+        parsed = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not an RFC3339 timestamp such as 2026-01-02T15:04:05Z") from exc
+    if parsed.tzinfo is None:
+        raise ValueError(f"{text!r} has no time zone (add Z or +00:00)")
+    return parsed.timestamp()

@@ -1,0 +1,117 @@
+"""Wire payloads (TypedDicts) and their checks: unknown fields are kept, wrong types are rejected.
+
+- ``ArgocdWebhookBody``: the catalog's webhook template body (notifications-controller).
+- ``LifecycleEventBody``: a lifecycle transition posted by the inventory (DESIGN.md §4).
+- ``ExternalEventBody``: anything else that can sign a request.
+- ``SilenceRequest``: ``POST /v1/silences``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypedDict
+
+from argocd_lifecycle.errors import LifecycleError
+
+
+class BadPayload(LifecycleError):
+    """A request body the API cannot take: answered with 400 and this message."""
+
+
+class ArgocdWebhookBody(TypedDict, total=False):
+    trigger: str
+    severity: str
+    app: str
+    namespace: str
+    project: str
+    cluster: str
+    clusterPhase: str
+    revision: str
+    syncStatus: str
+    health: str
+    message: str
+    argocdUrl: str
+
+
+class LifecycleEventBody(TypedDict, total=False):
+    reason: str
+    cluster: str
+    server: str
+    phase: str
+    previousPhase: str
+    since: str
+    message: str
+    kubernetesVersion: str
+
+
+class ExternalEventBody(TypedDict, total=False):
+    trigger: str
+    severity: str
+    cluster: str
+    clusterPhase: str
+    app: str
+    namespace: str
+    project: str
+    revision: str
+    message: str
+    url: str
+    labels: dict[str, str]
+
+
+class SilenceRequest(TypedDict, total=False):
+    matchers: dict[str, list[str]]
+    duration: str
+    expiresAt: str
+    comment: str
+    createdBy: str
+
+
+ARGOCD_FIELDS = tuple(ArgocdWebhookBody.__annotations__)
+LIFECYCLE_FIELDS = tuple(LifecycleEventBody.__annotations__)
+EXTERNAL_STRING_FIELDS = tuple(k for k in ExternalEventBody.__annotations__ if k != "labels")
+REQUIRED = {"argocd": ("trigger", "app"), "lifecycle": ("reason", "cluster", "phase"), "external": ("trigger",)}
+MAX_FIELD = 16 * 1024  # one string field; the whole body is capped at 1 MiB by the app
+
+
+def parse_object(raw: bytes) -> dict[str, Any]:
+    """The JSON object in ``raw``; BadPayload for anything else."""
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadPayload(f"body is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise BadPayload("body must be a JSON object")
+    return data
+
+
+def check_strings(data: dict[str, Any], fields: tuple[str, ...], required: tuple[str, ...]) -> None:
+    """Declared fields must be strings (nulls count as absent); required ones non-empty."""
+    for key in fields:
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise BadPayload(f"field {key!r} must be a string, got {type(value).__name__}")
+        if len(value) > MAX_FIELD:
+            raise BadPayload(f"field {key!r} is longer than {MAX_FIELD} characters")
+    missing = [key for key in required if not data.get(key)]
+    if missing:
+        raise BadPayload(f"missing required field(s): {', '.join(missing)}")
+
+
+def check_argocd(data: dict[str, Any]) -> ArgocdWebhookBody:
+    check_strings(data, ARGOCD_FIELDS, REQUIRED["argocd"])
+    return data  # type: ignore[return-value]  # checked above; extra keys are kept on purpose
+
+
+def check_lifecycle(data: dict[str, Any]) -> LifecycleEventBody:
+    check_strings(data, LIFECYCLE_FIELDS, REQUIRED["lifecycle"])
+    return data  # type: ignore[return-value]
+
+
+def check_external(data: dict[str, Any]) -> ExternalEventBody:
+    check_strings(data, EXTERNAL_STRING_FIELDS, REQUIRED["external"])
+    labels = data.get("labels")
+    if labels is not None and (not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values())):
+        raise BadPayload("field 'labels' must be an object of strings")
+    return data  # type: ignore[return-value]

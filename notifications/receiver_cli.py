@@ -1,0 +1,62 @@
+"""``argocd-lifecycle receiver serve``: run the alert receiver (HTTP API + delivery) until stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import click
+
+from argocd_lifecycle import logs
+from argocd_lifecycle.errors import UsageError
+
+log = logging.getLogger("argocd_lifecycle.receiver")
+
+
+def _listen(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--listen {value!r}: use HOST:PORT, e.g. 0.0.0.0:8080")
+    return host.strip("[]"), int(port)
+
+
+@click.group()
+def receiver() -> None:
+    """The alert receiver: verify, de-duplicate, silence, collapse, route and deliver."""
+
+
+@receiver.command()
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Receiver config (YAML).",
+)
+@click.option("--listen", default=None, help="HOST:PORT to listen on (default from config, 127.0.0.1:8080).")
+@click.option("--state", default=None, help="sqlite:///file.db (default) or redis://host:port/db.")
+@click.option("--log-level", default="INFO", show_default=True, help="Logging level.")
+def serve(config_path: Path, listen: str | None, state: str | None, log_level: str) -> None:
+    """Serve the receiver API and deliver from the outbox until SIGTERM/SIGINT."""
+    import uvicorn
+
+    from argocd_lifecycle.notifications.receiver import config as receiver_config
+    from argocd_lifecycle.notifications.receiver.app import Receiver, build_app
+    from argocd_lifecycle.notifications.receiver.state import open_state
+
+    cfg = receiver_config.load(config_path)
+    host, port = _listen(listen or cfg.listen)
+    logs.setup(log_level)
+    url = state or cfg.state
+
+    async def main() -> None:
+        # Opened inside the serving loop: asyncio Redis clients belong to the loop that made them.
+        app = build_app(Receiver(cfg, await open_state(url)))
+        server = uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level=log_level.lower(), access_log=False, lifespan="on")
+        )
+        log.info("receiver listening on %s:%d, state %s", host, port, url.split("@")[-1])
+        await server.serve()
+
+    asyncio.run(main())
