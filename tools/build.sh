@@ -87,6 +87,12 @@ build_helm_docs() {
   install_go helm-docs "$HELM_DOCS_VERSION" "github.com/norwoodj/helm-docs/cmd/helm-docs@$HELM_DOCS_VERSION"
 }
 
+# the chart's ServiceMonitor/PrometheusRule decoded strictly into the Prometheus Operator's own types
+PROMETHEUS_OPERATOR_VERSION=v0.85.0
+build_monitoring_validate() {
+  build_in_module monitoring-validate "$PROMETHEUS_OPERATOR_VERSION" monitoring ./cmd/monitoring-validate
+}
+
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs etcd kube_apiserver argocd)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate etcd kube_apiserver argocd)
 for t in "${tools[@]}"; do "build_${t//-/_}"; done
