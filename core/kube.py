@@ -8,6 +8,7 @@ client's models, so callers type them with their own TypedDicts.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -160,3 +161,55 @@ def connect(settings: KubeSettings) -> Kube:
         where = settings.kubeconfig or "the default kubeconfig / in-cluster config"
         raise ConfigError(f"kubeconfig {where}: {exc}") from exc
     return Kube(client.ApiClient(cfg), settings)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def connect_cluster(
+    server: str,
+    *,
+    bearer_token: str = "",
+    username: str = "",
+    password: str = "",
+    ca_pem: bytes = b"",
+    cert_pem: bytes = b"",
+    key_pem: bytes = b"",
+    insecure: bool = False,
+    server_name: str = "",
+    settings: KubeSettings | None = None,
+) -> Kube:
+    """A client for a cluster known by its Argo CD cluster Secret's server and credentials.
+
+    Goes through the client's own kubeconfig loader (an in-memory kubeconfig), which keeps the PEM
+    data in private temporary files as the kubeconfig path does. Credentials never reach errors.
+    """
+    cluster: dict[str, Any] = {"server": server}
+    if insecure:
+        cluster["insecure-skip-tls-verify"] = True
+    elif ca_pem:
+        cluster["certificate-authority-data"] = _b64(ca_pem)
+    if server_name:
+        cluster["tls-server-name"] = server_name
+    user: dict[str, Any] = {}
+    if bearer_token:
+        user["token"] = bearer_token
+    elif username or password:
+        user.update(username=username, password=password)
+    if cert_pem or key_pem:
+        user.update({"client-certificate-data": _b64(cert_pem), "client-key-data": _b64(key_pem)})
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "destination", "cluster": cluster}],
+        "users": [{"name": "destination", "user": user}],
+        "contexts": [{"name": "destination", "context": {"cluster": "destination", "user": "destination"}}],
+        "current-context": "destination",
+    }
+    cfg = client.Configuration()
+    try:
+        _config.load_kube_config_from_dict(kubeconfig, client_configuration=cfg)
+    except (ConfigException, OSError, ValueError, TypeError) as exc:
+        raise ConfigError(f"cluster {server}: unusable credentials ({type(exc).__name__})") from exc
+    return Kube(client.ApiClient(cfg), settings or KubeSettings())

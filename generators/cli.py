@@ -1,0 +1,181 @@
+"""``argocd-lifecycle generator serve``: inventory, prober, lifecycle and the HTTP service in one process.
+
+Settings are read once here, into dataclasses; everything then runs on one asyncio loop (uvicorn
+serves the ASGI app on the same loop), with the blocking Kubernetes watch and Lease in threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import click
+
+from argocd_lifecycle import logs
+from argocd_lifecycle.errors import ConfigError, UsageError
+from argocd_lifecycle.generators.lifecycle import LifecycleSettings, parse_percent
+from argocd_lifecycle.generators.prober import ProberSettings
+from argocd_lifecycle.generators.service_settings import ServiceSettings, service_options
+from argocd_lifecycle.notifications.receiver.timefmt import parse_duration
+
+log = logging.getLogger(__name__)
+
+
+class Duration(click.ParamType):  # type: ignore[type-arg]
+    """``10s``, ``500ms``, ``2m``, ``14d`` -> seconds."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if seconds <= 0:
+            self.fail(f"{value!r} must be longer than zero", param, ctx)
+        return seconds
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    clusters_from: Path | None
+    kubeconfig: str | None
+    context: str | None
+    namespace: str
+    host: str
+    port: int
+    lifecycle: LifecycleSettings
+    probing: ProberSettings
+    leader_election: bool
+    identity: str
+    receiver_url: str
+    receiver_secret: bytes
+    plugin_configmap: str
+    log_level: str
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--listen {text!r}: expected HOST:PORT, such as 0.0.0.0:8080")
+    return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - a server listens on all interfaces by default
+
+
+def _secret_file(path: Path | None, url: str) -> bytes:
+    if not url:
+        return b""
+    if path is None:
+        raise UsageError("--receiver-url needs --receiver-secret-file (the HMAC secret shared with the receiver)")
+    try:
+        secret = path.read_bytes().strip()
+    except OSError as exc:
+        raise ConfigError(f"--receiver-secret-file {path}: {exc.strerror}") from exc
+    if not secret:
+        raise ConfigError(f"--receiver-secret-file {path}: the file is empty")
+    return secret
+
+
+@click.group()
+def generator() -> None:
+    """The fleet: cluster inventory, prober, lifecycle and the ApplicationSet plugin generator."""
+
+
+def _serve_options(func: Any) -> Any:
+    dur, path = Duration(), click.Path(path_type=Path, dir_okay=False)
+    options = [
+        click.option(
+            "--clusters-from",
+            type=click.Path(path_type=Path, exists=True),
+            help="Read cluster Secret manifests from this file or folder instead of Kubernetes (re-read on change).",
+        ),
+        click.option("--kubeconfig", type=path, help="Kubeconfig (default: in-cluster, else ~/.kube/config)."),
+        click.option("--context", help="Kubeconfig context."),
+        click.option(
+            "--namespace",
+            default="argocd",
+            show_default=True,
+            envvar="ARGOCD_LIFECYCLE_NAMESPACE",
+            help="Argo CD namespace.",
+        ),
+        click.option("--listen", default="0.0.0.0:8080", show_default=True, help="HOST:PORT of the HTTP service."),
+        click.option("--probe-interval", type=dur, default="10s", show_default=True, help="Time between two probes."),
+        click.option(
+            "--probe-timeout", type=dur, default="5s", show_default=True, help="Timeout of each probe request."
+        ),
+        click.option("--probe-concurrency", type=click.IntRange(1, 1024), default=64, show_default=True),
+        click.option(
+            "--ready-after", type=click.IntRange(1, 100), default=3, show_default=True, help="Good probes to pass."
+        ),
+        click.option(
+            "--unreachable-after", type=click.IntRange(1, 100), default=3, show_default=True, help="Failures."
+        ),
+        click.option("--min-nodes-ready", default="90", show_default=True, help="Percent of Ready nodes for healthy."),
+        click.option("--certificate-warning", type=dur, default="14d", show_default=True, help="Warn before expiry."),
+        click.option("--leader-election/--no-leader-election", default=True, show_default=True, help="Lease election."),
+        click.option("--identity", default="", help="Lease holder identity (default: hostname + random suffix)."),
+        click.option("--receiver-url", default="", help="POST lifecycle events here (receiver /v1/events/lifecycle)."),
+        click.option("--receiver-secret-file", type=path, help="HMAC secret shared with the receiver."),
+        click.option(
+            "--plugin-configmap", default="", help="Refresh only ApplicationSets using this plugin ConfigMap."
+        ),
+        click.option(
+            "--log-level", default="INFO", show_default=True, type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"])
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@generator.command()
+@_serve_options
+@service_options
+def serve(**opts: Any) -> None:
+    """Watch cluster Secrets, probe every cluster, run the lifecycle and serve the plugin generator."""
+    host, port = parse_listen(opts["listen"])
+    settings = ServeSettings(
+        clusters_from=opts["clusters_from"],
+        kubeconfig=opts["kubeconfig"],
+        context=opts["context"],
+        namespace=opts["namespace"],
+        host=host,
+        port=port,
+        lifecycle=LifecycleSettings(
+            ready_after=opts["ready_after"],
+            unreachable_after=opts["unreachable_after"],
+            min_nodes_ready=parse_percent(opts["min_nodes_ready"], where="--min-nodes-ready"),
+            certificate_warning=timedelta(seconds=opts["certificate_warning"]),
+        ),
+        probing=ProberSettings(
+            interval=opts["probe_interval"], timeout=opts["probe_timeout"], concurrency=opts["probe_concurrency"]
+        ),
+        leader_election=opts["leader_election"] and opts["clusters_from"] is None,
+        identity=opts["identity"] or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
+        receiver_url=opts["receiver_url"],
+        receiver_secret=_secret_file(opts["receiver_secret_file"], opts["receiver_url"]),
+        plugin_configmap=opts["plugin_configmap"],
+        log_level=opts["log_level"],
+    )
+    service = ServiceSettings.from_options(
+        token_file=opts["token_file"],
+        insecure_no_auth=opts["insecure_no_auth"],
+        max_staleness=opts["max_staleness"],
+        max_drop_percent=opts["max_drop_percent"],
+        policy_file=opts["policy_file"],
+    )
+    logs.setup(settings.log_level)
+    from argocd_lifecycle.generators.runner import run
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run(settings, service))
+    log.info("stopped (pid %d)", os.getpid())

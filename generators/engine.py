@@ -1,0 +1,257 @@
+"""The running fleet: inventory changes and probes in, state machine steps, writes and posts out.
+
+``FleetEngine`` implements ``FleetView``. While this replica leads, each cluster has one task that
+probes it on a jittered period (bounded by a shared semaphore) and handles the cluster's Secret
+changes in order, so the state machine sees one observation at a time per cluster. A follower does
+no probing: it shows the phases the leader wrote onto the Secrets. ``clusters()`` serves a cached,
+sorted list that is rebuilt only when some cluster's visible state changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from argocd_lifecycle.generators.fleet import ClusterState
+from argocd_lifecycle.generators.inventory import Change, ChangeKind, Inventory
+from argocd_lifecycle.generators.lifecycle import (
+    LifecycleSettings,
+    Observation,
+    ProbeResult,
+    Step,
+    Tracked,
+    register,
+    removed,
+    step,
+)
+from argocd_lifecycle.generators.metrics import FleetMetrics
+from argocd_lifecycle.generators.notify import AppSetRefresher, Notifier, lifecycle_event
+from argocd_lifecycle.generators.prober import Prober, ProberSettings
+from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.generators.writer import LogWriter, Writer
+
+log = logging.getLogger(__name__)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def _observation(secret: ClusterSecret, probe: ProbeResult | None) -> Observation:
+    creds = secret.credentials
+    return Observation(secret.annotations, creds.fingerprint, secret.certificate_expires_at, probe)
+
+
+@dataclass
+class Outputs:
+    """Where results go; only ``writer`` is required."""
+
+    writer: Writer = field(default_factory=LogWriter)
+    notifier: Notifier | None = None
+    refresher: AppSetRefresher | None = None
+
+
+class FleetEngine:
+    def __init__(
+        self,
+        inventory: Inventory,
+        lifecycle: LifecycleSettings,
+        probing: ProberSettings,
+        outputs: Outputs | None = None,
+        metrics: FleetMetrics | None = None,
+    ) -> None:
+        self.inventory = inventory
+        self.lifecycle, self.probing = lifecycle, probing
+        self.outputs = outputs or Outputs()
+        self.metrics = metrics
+        self.prober = Prober(probing)
+        self.tracked: dict[str, Tracked] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._changes: dict[str, asyncio.Queue[None]] = {}
+        self._states: dict[str, ClusterState] = {}
+        self._view: list[ClusterState] | None = None
+        self._semaphore = asyncio.Semaphore(probing.concurrency)
+        self._background: set[asyncio.Task[None]] = set()
+        self.leading = False
+        #: probes completed (all clusters), for benchmarks and tests
+        self.probes = 0
+        inventory.subscribe(self._on_change)
+        if metrics:
+            metrics.synced.set_function(lambda: 1.0 if self.synced() and not self.stale_seconds() else 0.0)
+
+    # -- FleetView --------------------------------------------------------------------------------
+    def clusters(self) -> list[ClusterState]:
+        if self._view is None:
+            self._view = sorted(self._states.values(), key=lambda c: (c.name, c.secret_name))
+        return self._view
+
+    def synced(self) -> bool:
+        return self.inventory.synced()
+
+    def stale_seconds(self) -> float:
+        return self.inventory.stale_seconds()
+
+    # -- leadership -------------------------------------------------------------------------------
+    def set_leader(self, leading: bool) -> None:
+        if leading == self.leading:
+            return
+        self.leading = leading
+        if self.metrics:
+            self.metrics.leader.set(1 if leading else 0)
+        if leading:
+            self.tracked.clear()  # start from what the Secrets say, as a new leader must
+            for name in self.inventory.secrets:
+                self._start(name)
+        else:
+            for name in list(self._tasks):
+                self._stop(name)
+            self.tracked.clear()
+            for secret in self.inventory.secrets.values():
+                self._follow(secret)
+
+    # -- inventory changes ------------------------------------------------------------------------
+    def _on_change(self, change: Change) -> None:
+        if self.metrics:
+            self.metrics.clusters.set(len(self.inventory.secrets))
+        if change.kind is ChangeKind.INVALID:
+            if self.metrics:
+                self.metrics.invalid.labels(change.secret_name).set(1)
+            if self.leading:
+                self._spawn(self.outputs.writer.invalid(change, _now()))
+            return
+        if self.metrics:
+            with contextlib.suppress(KeyError):
+                self.metrics.invalid.remove(change.secret_name)
+        if change.kind is ChangeKind.DELETE:
+            self._deleted(change)
+            return
+        assert change.secret is not None
+        if not self.leading:
+            self._follow(change.secret)
+        elif change.secret_name in self._tasks:
+            self._changes[change.secret_name].put_nowait(None)
+        else:
+            self._start(change.secret_name)
+
+    def _deleted(self, change: Change) -> None:
+        name = change.secret_name
+        self._stop(name)
+        state = self.tracked.pop(name, None)
+        shown = self._states.pop(name, None)
+        self._view = None
+        if shown is not None and self.metrics:
+            self.metrics.forget(shown.name)
+        if self.leading and state is not None and change.secret is not None:
+            self._spawn(self._emit(change.secret, state, Step(state, (removed(state),))))
+        self._spawn(self.prober.forget(name))
+
+    def _follow(self, secret: ClusterSecret) -> None:
+        state = register(_observation(secret, None), self.lifecycle, _now()).state
+        self._show(secret, state)
+
+    # -- per-cluster tasks ------------------------------------------------------------------------
+    def _start(self, name: str) -> None:
+        self._changes[name] = asyncio.Queue()
+        self._changes[name].put_nowait(None)  # register first
+        self._tasks[name] = asyncio.create_task(self._run(name), name=f"cluster:{name}")
+
+    def _stop(self, name: str) -> None:
+        task = self._tasks.pop(name, None)
+        self._changes.pop(name, None)
+        if task is not None:
+            task.cancel()
+
+    def _period(self) -> float:
+        return self.probing.interval * (1 - self.probing.jitter * random.random())
+
+    async def _run(self, name: str) -> None:
+        loop = asyncio.get_running_loop()
+        changes = self._changes[name]
+        due = loop.time()  # a new cluster is probed at once
+        while True:
+            try:
+                await asyncio.wait_for(changes.get(), timeout=max(0.0, due - loop.time()))
+                await self._observe(name, None)
+            except TimeoutError:
+                due = loop.time() + self._period()
+                if not await self._probe(name):
+                    return
+            except Exception:  # a bug must not silence one cluster for good: log it, keep probing
+                log.exception("cluster Secret %s: lifecycle step failed", name)
+                due = loop.time() + self._period()
+
+    async def _probe(self, name: str) -> bool:
+        """Probe once and step; False when the Secret is gone."""
+        secret = self.inventory.secrets.get(name)
+        if secret is None:
+            return False
+        async with self._semaphore:
+            result, seconds = await self.prober.probe(secret)
+        self.probes += 1
+        if self.metrics:
+            self.metrics.probed(secret.name, result, seconds)
+        await self._observe(name, result)
+        return True
+
+    async def _observe(self, name: str, probe: ProbeResult | None) -> None:
+        secret = self.inventory.secrets.get(name)
+        if secret is None:
+            return
+        obs = _observation(secret, probe)
+        prev = self.tracked.get(name)
+        now = _now()
+        out = register(obs, self.lifecycle, now) if prev is None else step(prev, obs, self.lifecycle, now)
+        self.tracked[name] = out.state
+        self._show(secret, out.state)
+        await self._emit(secret, out.state, out)
+
+    async def _emit(self, secret: ClusterSecret, state: Tracked, out: Step) -> None:
+        outputs, now = self.outputs, _now()
+        if out.write:
+            await outputs.writer.write_phase(secret, state)
+        for event in out.events:
+            if self.metrics:
+                self.metrics.transitions.labels(secret.name, event.reason.value).inc()
+            await outputs.writer.event(secret, event, now)
+            if outputs.notifier is not None:
+                outputs.notifier.post(lifecycle_event(secret, state, event))
+        if out.write and outputs.refresher is not None:
+            outputs.refresher.poke()
+
+    def _show(self, secret: ClusterSecret, state: Tracked) -> None:
+        shown = ClusterState(
+            name=secret.name,
+            server=secret.server,
+            secret_name=secret.secret_name,
+            project=secret.project,
+            labels=secret.labels,
+            annotations=secret.annotations,
+            phase=state.phase,
+            phase_since=state.since,
+            ready=state.ready,
+            message=state.message,
+            git_version=state.git_version,
+            upgrade_to=state.upgrade_to,
+            nodes=state.nodes,
+            nodes_ready=state.nodes_ready,
+            certificate_expires_at=secret.certificate_expires_at,
+        )
+        if self._states.get(secret.secret_name) != shown:
+            self._states[secret.secret_name] = shown
+            self._view = None
+            if self.metrics:
+                self.metrics.set_phase(secret.name, state.phase)
+
+    def _spawn(self, coro: object) -> None:
+        task = asyncio.ensure_future(coro)  # type: ignore[call-overload]
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def aclose(self) -> None:
+        for name in list(self._tasks):
+            self._stop(name)
+        await self.prober.aclose()

@@ -1,0 +1,144 @@
+"""The set of cluster Secrets the fleet knows, fed by a source (the Kubernetes watch, or files).
+
+Sources run wherever they like (a thread for the blocking Kubernetes client) but hand every change to
+the event loop, so ``Inventory`` itself is only touched from one thread. A Secret that stops parsing
+keeps its last good version (dropping it would make ApplicationSets delete that cluster's
+Applications) and is reported as invalid until it is fixed or deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from argocd_lifecycle.generators.secrets import (
+    ClusterSecret,
+    InvalidClusterSecret,
+    SecretWire,
+    is_cluster_secret,
+    parse_secret,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ChangeKind(StrEnum):
+    UPSERT = "upsert"
+    DELETE = "delete"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: ChangeKind
+    secret_name: str
+    secret: ClusterSecret | None = None
+    problem: str = ""
+    #: the raw object, for reporting an invalid Secret (an Event needs its uid)
+    namespace: str = ""
+    uid: str = ""
+
+
+class Backoff:
+    """Capped exponential backoff with full jitter (the AWS architecture blog's variant)."""
+
+    def __init__(self, base: float = 0.5, cap: float = 30.0) -> None:
+        self.base, self.cap, self.attempt = base, cap, 0
+
+    def next(self) -> float:
+        delay = random.uniform(0, min(self.cap, self.base * 2**self.attempt))
+        self.attempt += 1
+        return delay
+
+    def reset(self) -> None:
+        self.attempt = 0
+
+
+class Inventory:
+    """Parsed cluster Secrets by Secret name, plus the sync state the service needs (FleetView)."""
+
+    def __init__(self, default_namespace: str = "") -> None:
+        self.default_namespace = default_namespace
+        self.secrets: dict[str, ClusterSecret] = {}
+        self.invalid: dict[str, str] = {}
+        self._versions: dict[str, str] = {}
+        self._listeners: list[Callable[[Change], None]] = []
+        self._listed = False
+        self._broken_since: float | None = None
+
+    def subscribe(self, listener: Callable[[Change], None]) -> None:
+        self._listeners.append(listener)
+
+    def _emit(self, change: Change) -> None:
+        for listener in self._listeners:
+            listener(change)
+
+    # -- sync state -------------------------------------------------------------------------------
+    def synced(self) -> bool:
+        return self._listed
+
+    def stale_seconds(self) -> float:
+        return 0.0 if self._broken_since is None else time.monotonic() - self._broken_since
+
+    def mark_broken(self) -> None:
+        if self._broken_since is None:
+            self._broken_since = time.monotonic()
+
+    def mark_healthy(self) -> None:
+        self._broken_since = None
+
+    # -- changes ----------------------------------------------------------------------------------
+    def apply(self, obj: SecretWire, *, where: str = "") -> None:
+        """An added or modified Secret (ignored unless it carries the cluster label)."""
+        meta = obj.get("metadata") or {}
+        name = meta.get("name") or ""
+        if not is_cluster_secret(obj):
+            if name in self.secrets or name in self.invalid:
+                self.delete(name)  # the label was removed: no longer a cluster
+            return
+        version = meta.get("resourceVersion") or ""
+        if version and self._versions.get(name) == version:
+            return
+        self._versions[name] = version
+        namespace = meta.get("namespace") or self.default_namespace
+        if not meta.get("namespace"):
+            obj = {**obj, "metadata": {**meta, "namespace": namespace}}
+        try:
+            secret = parse_secret(obj, where=where)
+        except InvalidClusterSecret as exc:
+            if self.invalid.get(name) != exc.message:
+                log.warning("skipping cluster Secret: %s", exc.message)
+                self.invalid[name] = exc.message
+                self._emit(
+                    Change(
+                        ChangeKind.INVALID, name, problem=exc.message, namespace=namespace, uid=meta.get("uid") or ""
+                    )
+                )
+            return
+        self.invalid.pop(name, None)
+        if self.secrets.get(name) == secret:
+            return
+        self.secrets[name] = secret
+        self._emit(Change(ChangeKind.UPSERT, name, secret))
+
+    def delete(self, name: str) -> None:
+        self._versions.pop(name, None)
+        was_invalid = self.invalid.pop(name, None) is not None
+        secret = self.secrets.pop(name, None)
+        if secret is not None or was_invalid:
+            self._emit(Change(ChangeKind.DELETE, name, secret))
+
+    def replace_all(self, objs: Iterable[tuple[SecretWire, str]]) -> None:
+        """A full listing ``(object, where)``: apply it and drop whatever it no longer holds."""
+        seen: set[str] = set()
+        for obj, where in objs:
+            seen.add((obj.get("metadata") or {}).get("name") or "")
+            self.apply(obj, where=where)
+        for name in sorted((set(self.secrets) | set(self.invalid)) - seen):
+            self.delete(name)
+        self._listed = True
+        self.mark_healthy()

@@ -1,0 +1,114 @@
+"""Wiring of ``generator serve``: start the inventory source, leader election, engine and outputs.
+
+``start_fleet`` builds and starts everything except the HTTP server (tests and benchmarks use it
+directly); ``run`` adds uvicorn on the same loop and tears it all down when the server stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from argocd_lifecycle.generators.engine import FleetEngine, Outputs
+from argocd_lifecycle.generators.file_source import FileSource
+from argocd_lifecycle.generators.inventory import Inventory
+from argocd_lifecycle.generators.kube_source import KubeSource
+from argocd_lifecycle.generators.leader import LeaderElector, LeaseSettings
+from argocd_lifecycle.generators.metrics import FleetMetrics
+from argocd_lifecycle.generators.notify import AppSetRefresher, Notifier
+from argocd_lifecycle.generators.writer import KubeWriter, LogWriter
+from argocd_lifecycle.kube import Kube, KubeSettings, connect
+
+if TYPE_CHECKING:
+    from argocd_lifecycle.generators.cli import ServeSettings
+    from argocd_lifecycle.generators.service_settings import ServiceSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Fleet:
+    engine: FleetEngine
+    kube: Kube | None = None
+    leader: LeaderElector | None = None
+    source: KubeSource | None = None
+    notifier: Notifier | None = None
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        if self.source is not None:
+            self.source.stop()
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self.leader is not None:
+            await asyncio.to_thread(self.leader.stop)
+        await self.engine.aclose()
+        if self.notifier is not None:
+            await self.notifier.aclose()
+
+
+async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = None) -> Fleet:
+    loop = asyncio.get_running_loop()
+    inventory = Inventory(settings.namespace)
+    kube: Kube | None = None
+    if settings.clusters_from is None:
+        kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
+    outputs = Outputs()
+    engine = FleetEngine(inventory, settings.lifecycle, settings.probing, outputs, metrics)
+    fleet = Fleet(engine, kube)
+    is_leader: Callable[[], bool] = lambda: engine.leading  # noqa: E731 - replaced below with the Lease
+    if kube is not None and settings.leader_election:
+        lease = LeaseSettings(namespace=settings.namespace, identity=settings.identity)
+        fleet.leader = LeaderElector(kube, lease, loop, engine.set_leader)
+        is_leader = fleet.leader.is_leader
+    else:
+        engine.set_leader(True)
+    if kube is not None:
+        outputs.writer = KubeWriter(kube, is_leader, instance=settings.identity)
+        refresher = AppSetRefresher(kube, settings.namespace, is_leader, configmap=settings.plugin_configmap)
+        outputs.refresher = refresher
+        fleet.tasks.append(asyncio.create_task(refresher.run(), name="appset-refresher"))
+    else:
+        outputs.writer = LogWriter()
+    if settings.receiver_url:
+        fleet.notifier = outputs.notifier = Notifier(settings.receiver_url, settings.receiver_secret)
+        fleet.tasks.append(asyncio.create_task(fleet.notifier.run(), name="lifecycle-notifier"))
+    if kube is not None:
+        fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
+        fleet.source.start()
+    else:
+        assert settings.clusters_from is not None
+        files = FileSource(settings.clusters_from, inventory)
+        fleet.tasks.append(asyncio.create_task(files.run(), name="cluster-files"))
+    if fleet.leader is not None:
+        fleet.leader.start()
+    return fleet
+
+
+async def run(settings: ServeSettings, service: ServiceSettings) -> None:
+    import uvicorn
+
+    from argocd_lifecycle.generators.app import build_app
+
+    fleet = await start_fleet(settings, FleetMetrics())
+    app: Any = build_app(fleet.engine, service)
+    config = uvicorn.Config(
+        app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(), access_log=False
+    )
+    log.info(
+        "serving on %s:%d; clusters from %s",
+        settings.host,
+        settings.port,
+        settings.clusters_from or f"Secrets in namespace {settings.namespace}",
+    )
+    try:
+        await uvicorn.Server(config).serve()
+    finally:
+        await fleet.aclose()
