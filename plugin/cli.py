@@ -78,3 +78,22 @@ def config_cmd() -> None:
     from argocd_lifecycle.plugin.config import render_plugin_yaml
 
     click.echo(render_plugin_yaml(), nl=False)
+
+
+@plugin.command("sidecar-values")
+@click.option("--image", default=None, help="The argocd-lifecycle image, pinned by tag or digest.")
+@click.option("--configmap-name", default=None, help="The chart's plugin.yaml ConfigMap.")
+@click.option("--container-name", default=None, help="Name of the sidecar container.")
+@click.option("--chart-template", is_flag=True, help="Emit the Helm template the chart's NOTES.txt renders.")
+def sidecar_values(
+    image: str | None, configmap_name: str | None, container_name: str | None, chart_template: bool
+) -> None:
+    """Print argo-cd chart values that add the plugin sidecar to the repo-server."""
+    from argocd_lifecycle.plugin import sidecar_snippet as snippet
+
+    opts = snippet.SidecarOptions(
+        image=image or snippet.DEFAULT_IMAGE,
+        configmap=configmap_name or snippet.DEFAULT_CONFIGMAP,
+        container=container_name or snippet.DEFAULT_CONTAINER,
+    )
+    click.echo(snippet.render(opts, chart_template=chart_template), nl=False)

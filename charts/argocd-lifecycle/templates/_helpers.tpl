@@ -1,0 +1,192 @@
+{{/* vim: set filetype=mustache: */}}
+{{/*
+Names follow argo-helm's charts/argo-cd: <chart>.fullname, then <chart>.<component>.fullname.
+*/}}
+{{- define "argocd-lifecycle.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The Argo CD namespace: everything lives there. */}}
+{{- define "argocd-lifecycle.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.generator.fullname" -}}
+{{- printf "%s-%s" (include "argocd-lifecycle.fullname" .) .Values.generator.name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.generator.serviceAccountName" -}}
+{{- if .Values.generator.serviceAccount.create -}}
+{{- default (include "argocd-lifecycle.generator.fullname" .) .Values.generator.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.generator.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.receiver.fullname" -}}
+{{- printf "%s-%s" (include "argocd-lifecycle.fullname" .) .Values.receiver.name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.receiver.serviceAccountName" -}}
+{{- if .Values.receiver.serviceAccount.create -}}
+{{- default (include "argocd-lifecycle.receiver.fullname" .) .Values.receiver.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.receiver.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.receiver.inboundSecretName" -}}
+{{- default (printf "%s-inbound" (include "argocd-lifecycle.receiver.fullname" .)) .Values.receiver.inbound.existingSecret -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.pluginGenerator.configMapName" -}}
+{{- default (include "argocd-lifecycle.generator.fullname" .) .Values.pluginGenerator.configMapName -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.pluginGenerator.tokenSecretName" -}}
+{{- default (printf "%s-token" (include "argocd-lifecycle.generator.fullname" .)) .Values.pluginGenerator.token.existingSecret -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.plugin.configMapName" -}}
+{{- default (printf "%s-plugin" (include "argocd-lifecycle.fullname" .)) .Values.plugin.configMapName -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.notifications.fullname" -}}
+{{- printf "%s-notifications" (include "argocd-lifecycle.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Common labels; pass (dict "context" $ "component" "generator" ["partOf" "argocd"]). */}}
+{{- define "argocd-lifecycle.labels" -}}
+helm.sh/chart: {{ include "argocd-lifecycle.chart" .context }}
+{{ include "argocd-lifecycle.selectorLabels" . }}
+app.kubernetes.io/version: {{ .context.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .context.Release.Service }}
+app.kubernetes.io/part-of: {{ .partOf | default "argocd-lifecycle" }}
+{{- with .context.Values.global.additionalLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "argocd-lifecycle.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "argocd-lifecycle.name" .context }}
+app.kubernetes.io/instance: {{ .context.Release.Name }}
+{{- with .component }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{- define "argocd-lifecycle.image" -}}
+{{- $image := .Values.global.image -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $image.repository $image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $image.repository (default .Chart.AppVersion $image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A random secret value generated once and kept across upgrades: the live Secret's value when `lookup`
+finds it (install/upgrade against a cluster), a fresh one otherwise (first install, `helm template`).
+Pass (dict "context" $ "secret" NAME "key" KEY "length" N).
+*/}}
+{{- define "argocd-lifecycle.persistentValue" -}}
+{{- $existing := lookup "v1" "Secret" (include "argocd-lifecycle.namespace" .context) .secret -}}
+{{- $data := dig "data" (dict) ($existing | default (dict)) -}}
+{{- if hasKey $data .key -}}
+{{- index $data .key -}}
+{{- else -}}
+{{- randAlphaNum (int .length) | b64enc -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod-level settings shared by every workload; pass (dict "context" $ "component" .Values.generator). */}}
+{{- define "argocd-lifecycle.podScheduling" -}}
+{{- $global := .context.Values.global -}}
+{{- with .context.Values.global.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml $global.podSecurityContext | nindent 2 }}
+{{- with (default $global.nodeSelector .component.nodeSelector) }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with (default $global.tolerations .component.tolerations) }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .component.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .component.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* The HTTP probes every service answers on /healthz; pass the component's values. */}}
+{{- define "argocd-lifecycle.probes" -}}
+livenessProbe:
+  httpGet:
+    path: /healthz
+    port: http
+  initialDelaySeconds: {{ .probes.initialDelaySeconds }}
+  periodSeconds: {{ .probes.periodSeconds }}
+  timeoutSeconds: {{ .probes.timeoutSeconds }}
+  failureThreshold: {{ .probes.failureThreshold }}
+readinessProbe:
+  httpGet:
+    path: /healthz
+    port: http
+  initialDelaySeconds: {{ .probes.initialDelaySeconds }}
+  periodSeconds: {{ .probes.periodSeconds }}
+  timeoutSeconds: {{ .probes.timeoutSeconds }}
+  failureThreshold: {{ .probes.failureThreshold }}
+{{- end -}}
+
+{{/* URL of the receiver's Argo CD endpoint, for the notifications webhook service. */}}
+{{- define "argocd-lifecycle.notifications.webhookUrl" -}}
+{{- if .Values.notifications.webhookService.url -}}
+{{- .Values.notifications.webhookService.url -}}
+{{- else if .Values.receiver.enabled -}}
+{{- printf "http://%s.%s.svc:%d/v1/events/argocd" (include "argocd-lifecycle.receiver.fullname" .) (include "argocd-lifecycle.namespace" .) (int .Values.receiver.service.port) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The notifications keys we own: the catalog's trigger.* and template.* keys (from files/, built by
+`argocd-lifecycle notifications render --format configmap`) plus our webhook service, as YAML.
+*/}}
+{{- define "argocd-lifecycle.notifications.data" -}}
+{{- $catalog := .Files.Get "files/notifications-cm.yaml" | fromYaml -}}
+{{- $data := dict -}}
+{{- range $key, $value := (dig "data" (dict) $catalog) -}}
+{{- if or (hasPrefix "trigger." $key) (hasPrefix "template." $key) -}}
+{{- $_ := set $data $key $value -}}
+{{- end -}}
+{{- end -}}
+{{- $url := include "argocd-lifecycle.notifications.webhookUrl" . -}}
+{{- if and .Values.notifications.webhookService.enabled $url -}}
+{{- $service := dict "url" $url "headers" (list (dict "name" "Content-Type" "value" "application/json") (dict "name" "Authorization" "value" (printf "Bearer $%s" .Values.notifications.webhookService.tokenSecretKey))) -}}
+{{- $_ := set $data "service.webhook.argocd-lifecycle" (toYaml $service) -}}
+{{- end -}}
+{{- toYaml $data -}}
+{{- end -}}

@@ -1,0 +1,91 @@
+"""Every ci/*-values.yaml scenario lints strictly, renders, and validates against Kubernetes 1.29 and 1.34."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.chart.chartkit import CHART, KUBE_VERSIONS, SCENARIOS, helm, render, validate_strictly
+
+pytestmark = pytest.mark.upstream
+
+EXPECTED_KINDS = {
+    "default-values.yaml": {
+        "ConfigMap": 3,  # plugin-generator wiring, plugin.yaml, notifications catalog
+        "Deployment": 1,
+        "PodDisruptionBudget": 1,
+        "Role": 1,
+        "RoleBinding": 1,
+        "Secret": 1,
+        "Service": 1,
+        "ServiceAccount": 1,
+    },
+    "ha-redis-values.yaml": {
+        "ConfigMap": 4,
+        "Deployment": 2,
+        "PodDisruptionBudget": 2,
+        "Role": 1,
+        "RoleBinding": 1,
+        "Secret": 2,
+        "Service": 2,
+        "ServiceAccount": 2,
+    },
+    "all-enabled-values.yaml": {
+        "ConfigMap": 5,
+        "Deployment": 2,
+        "Job": 1,
+        "NetworkPolicy": 2,
+        "PersistentVolumeClaim": 1,
+        "PodDisruptionBudget": 1,
+        "PrometheusRule": 1,
+        "Role": 2,
+        "RoleBinding": 2,
+        "Secret": 2,
+        "Service": 2,
+        "ServiceAccount": 3,
+        "ServiceMonitor": 2,
+    },
+}
+
+
+def test_every_scenario_has_expectations() -> None:
+    assert set(SCENARIOS) == set(EXPECTED_KINDS)
+
+
+@pytest.mark.parametrize("kube_version", KUBE_VERSIONS)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_lint_strict(scenario: str, kube_version: str) -> None:
+    proc = helm(
+        "lint", "--strict", str(CHART), "--kube-version", kube_version, "--values", str(CHART / "ci" / scenario)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 chart(s) failed" in proc.stdout
+
+
+@pytest.mark.parametrize("kube_version", KUBE_VERSIONS)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_renders_and_validates_strictly(scenario: str, kube_version: str) -> None:
+    docs = render(values=(scenario,), kube_version=kube_version)
+    kinds: dict[str, int] = {}
+    for doc in docs:
+        kinds[doc["kind"]] = kinds.get(doc["kind"], 0) + 1
+    assert kinds == EXPECTED_KINDS[scenario]
+    validate_strictly(docs, kube_version)
+
+
+def test_strict_validation_catches_an_unknown_field() -> None:
+    # the checker itself: a typo in a pod spec, and one in a ServiceMonitor, must not pass
+    docs = render(values=("all-enabled-values.yaml",))
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
+    with pytest.raises(pytest.fail.Exception, match="imagePullPolicyy"):
+        validate_strictly([deployment], KUBE_VERSIONS[0])
+    monitor = next(d for d in docs if d["kind"] == "ServiceMonitor")
+    monitor["spec"]["endpoints"][0]["intervall"] = "5s"
+    with pytest.raises(pytest.fail.Exception, match='unknown field "intervall"'):
+        validate_strictly([monitor], KUBE_VERSIONS[0])
+
+
+def test_kube_versions_below_the_floor_are_refused() -> None:
+    proc = helm("template", "x", str(CHART), "--kube-version", "1.28.9")
+    assert proc.returncode != 0
+    assert ">=1.29.0-0" in proc.stderr
