@@ -25,9 +25,11 @@ Transform = Callable[[list[Manifest], TransformContext], list[Manifest]]
 
 #: (name, "module:function"), in pipeline order
 REGISTRY: list[tuple[str, str]] = [
+    ("rewrite-apis", "argocd_lifecycle.plugin.rewrite.transform:rewrite_apis"),
     ("hpa-aware-replicas", "argocd_lifecycle.plugin.transforms.hpa:drop_autoscaled_replicas"),
     ("lifecycle-policy", "argocd_lifecycle.plugin.transforms.lifecycle:apply_phase_policy"),
     ("provenance", "argocd_lifecycle.plugin.transforms.provenance:stamp_rendered_for"),
+    ("validate-schemas", "argocd_lifecycle.plugin.rewrite.transform:validate_schemas"),
 ]
 
 

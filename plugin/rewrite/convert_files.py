@@ -1,0 +1,74 @@
+"""``convert`` on files: documents that need nothing are copied byte for byte, only the others are
+loaded, rewritten and written back out (comments inside rewritten documents are not kept)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
+from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError, index, is_json, load
+
+
+@dataclass
+class Converted:
+    source: Source
+    text: str
+    changed: bool
+    #: (label, object) of every output document, when asked for (validation)
+    objects: list[tuple[str, Any]] = field(default_factory=list)
+
+
+def join_documents(parts: list[str]) -> str:
+    out = [p.lstrip("\n") for p in parts]
+    return "---\n".join(p if p.endswith("\n") else p + "\n" for p in out)
+
+
+def convert_text(source: Source, text: str, rewriter: Rewriter, *, keep_objects: bool = False) -> Converted:
+    parts: list[str] = []
+    result = Converted(source, text, False)
+    for doc in index(source, text):
+        where = f"{source.label}#{doc.index}"
+        if doc.exact and not keep_objects and not rewriter.needs(doc.api_version, doc.kind):
+            parts.append(doc.text(text))
+            continue
+        obj = load(source, text, doc)
+        new = rewriter.rewrite(obj, where)
+        if new is DROPPED:
+            result.changed = True
+            continue
+        if keep_objects:
+            result.objects.append((where, new))
+        if new is obj:
+            parts.append(doc.text(text))
+        else:
+            result.changed = True
+            parts.append(json.dumps(new, indent=2) if is_json(source) else yamlio.dump(new))
+    if result.changed:
+        result.text = join_documents(parts)
+    return result
+
+
+def write_in_place(results: list[Converted]) -> int:
+    """Replace each changed file atomically (temp file + rename); returns how many were written."""
+    written = 0
+    for result in results:
+        path = result.source.path
+        if not result.changed or path is None:
+            continue
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(result.text)
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise SourceError(
+                f"{result.source.label}: cannot be written ({exc.strerror or type(exc).__name__})"
+            ) from exc
+        written += 1
+    return written

@@ -1,0 +1,93 @@
+"""Manifest files named on the command line: files as given, folders walked (sorted, hidden skipped)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.errors import LifecycleError, UsageError
+from argocd_lifecycle.plugin.rewrite.docscan import DocInfo, index_documents
+
+SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+
+
+@dataclass(frozen=True)
+class Source:
+    label: str
+    path: Path | None  # None: standard input
+
+
+class SourceError(LifecycleError):
+    """A file that cannot be read or parsed; scan/convert report it and exit 1."""
+
+
+def list_sources(paths: list[str]) -> list[Source]:
+    out: list[Source] = []
+    for raw in paths:
+        if raw == STDIN:
+            out.append(Source("<stdin>", None))
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            found: list[Path] = []
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                found.extend(Path(dirpath, n) for n in filenames if n.endswith(SUFFIXES) and not n.startswith("."))
+            out.extend(Source(p.as_posix(), p) for p in sorted(found))
+        elif path.is_file():
+            out.append(Source(path.as_posix(), path))
+        else:
+            raise UsageError(f"{raw}: no such file or folder")
+    return out
+
+
+def read(source: Source) -> str:
+    if source.path is None:
+        return sys.stdin.read()
+    try:
+        return source.path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"{source.label}: not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise SourceError(f"{source.label}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
+
+
+def is_json(source: Source) -> bool:
+    return source.path is not None and source.path.suffix == ".json"
+
+
+def _yaml_error(label: str, exc: yaml.YAMLError) -> SourceError:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+    return SourceError(f"{label}{at}: YAML syntax error: {problem}")
+
+
+def index(source: Source, text: str) -> list[DocInfo]:
+    """Documents of a YAML stream (a JSON file is one inexact document spanning the file)."""
+    if is_json(source):
+        return [DocInfo(0, 0, len(text), exact=False)]
+    try:
+        return index_documents(text)
+    except yaml.YAMLError as exc:
+        raise _yaml_error(source.label, exc) from exc
+
+
+def load(source: Source, text: str, doc: DocInfo) -> Any:
+    """The full document (for inexact ones and the ones being rewritten)."""
+    try:
+        if is_json(source):
+            return json.loads(text)
+        return yamlio.load(doc.text(text))
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"{source.label}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}") from exc
+    except yaml.YAMLError as exc:
+        raise _yaml_error(f"{source.label}#{doc.index}", exc) from exc
