@@ -1,0 +1,113 @@
+"""Answers to getparams.execute: safety checks, then cached parameter sets as ready-made JSON bytes.
+
+Argo CD asks every ``requeueAfterSeconds`` per ApplicationSet (and once per parent in a matrix), and
+the fleet changes only on transitions, so the work is done once per fleet change: per-cluster
+parameter sets are kept while the ClusterState objects are unchanged, and each distinct input's answer
+is kept as encoded JSON until the fleet changes. ClusterState is frozen, so an inventory that keeps
+its objects is detected unchanged by identity; one that rebuilds them is compared by value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from argocd_lifecycle.generators.fleet import ClusterState, FleetView
+from argocd_lifecycle.generators.guard import MassDropGuard
+from argocd_lifecycle.generators.inputs import ParamsRequest
+from argocd_lifecycle.generators.params import ClusterParams, admitted, answer, cluster_params
+from argocd_lifecycle.generators.policy import PolicyTable
+from argocd_lifecycle.generators.service_errors import Unavailable
+
+MAX_CACHED_ANSWERS = 256
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    generation: int
+    clusters: tuple[ClusterState, ...]
+    params: tuple[ClusterParams, ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    body: bytes
+    names: frozenset[str]
+
+
+class ParamsCache:
+    """Per-cluster parameter sets of the last fleet seen, and encoded answers for that fleet."""
+
+    def __init__(self, policy: PolicyTable) -> None:
+        self._policy = policy
+        self._snapshot = Snapshot(0, (), ())
+        self._answers: OrderedDict[str, Answer] = OrderedDict()
+
+    def refresh(self, clusters: list[ClusterState]) -> Snapshot:
+        old = self._snapshot
+        if len(clusters) == len(old.clusters) and all(a is b for a, b in zip(clusters, old.clusters, strict=True)):
+            return old
+        # The old snapshot holds its objects alive, so an id found here is the very same object.
+        by_id = {id(c): p for c, p in zip(old.clusters, old.params, strict=True)}
+        by_name = {c.name: (c, p) for c, p in zip(old.clusters, old.params, strict=True)}
+        params: list[ClusterParams] = []
+        changed = len(clusters) != len(old.clusters)
+        for i, cluster in enumerate(clusters):
+            known = by_id.get(id(cluster))
+            if known is None:
+                previous = by_name.get(cluster.name)
+                if previous is not None and previous[0] == cluster:
+                    known = previous[1]
+                else:
+                    known = cluster_params(cluster, self._policy)
+            changed = changed or old.clusters[i].name != cluster.name or known is not old.params[i]
+            params.append(known)
+        generation = old.generation + 1 if changed else old.generation
+        if changed:
+            self._answers.clear()
+        self._snapshot = Snapshot(generation, tuple(clusters), tuple(params))
+        return self._snapshot
+
+    def answer(self, request: ParamsRequest, snapshot: Snapshot) -> Answer:
+        cached = self._answers.get(request.answer_key)
+        if cached is not None:
+            self._answers.move_to_end(request.answer_key)
+            return cached
+        wanted = request.input
+        chosen = [p for c, p in zip(snapshot.clusters, snapshot.params, strict=True) if admitted(c, wanted)]
+        body = json.dumps(
+            {"output": {"parameters": answer(chosen, wanted)}}, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+        result = Answer(body, frozenset(p["name"] for p in chosen))
+        self._answers[request.answer_key] = result
+        while len(self._answers) > MAX_CACHED_ANSWERS:
+            self._answers.popitem(last=False)
+        return result
+
+
+class ParamsService:
+    """Everything getparams.execute does after the request was authenticated and parsed."""
+
+    def __init__(self, fleet: FleetView, policy: PolicyTable, *, max_staleness: float, max_drop_percent: float):
+        self.fleet = fleet
+        self.max_staleness = max_staleness
+        self.cache = ParamsCache(policy)
+        self.guard = MassDropGuard(max_drop_percent)
+
+    def execute(self, request: ParamsRequest) -> bytes:
+        if not self.fleet.synced():
+            raise Unavailable(
+                "the cluster inventory has not listed the cluster Secrets yet; answering nothing rather "
+                "than an empty list (which would delete Applications)"
+            )
+        stale = self.fleet.stale_seconds()
+        if stale > self.max_staleness:
+            raise Unavailable(
+                f"the cluster Secret watch has been broken for {stale:.0f}s (more than --max-staleness "
+                f"{self.max_staleness:g}s); answering nothing rather than a fleet that may be out of date"
+            )
+        snapshot = self.cache.refresh(self.fleet.clusters())
+        result = self.cache.answer(request, snapshot)
+        self.guard.check(request.appset, request.selection_key, result.names, allow=request.input.allow_mass_drop)
+        return result.body

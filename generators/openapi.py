@@ -1,0 +1,208 @@
+"""The OpenAPI document of the plugin-generator service (served at ``/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from argocd_lifecycle import __version__
+from argocd_lifecycle.model import Phase
+
+_STRING = {"type": "string"}
+_FLAG = {"oneOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false", ""]}]}
+_VERSION = {"type": "string", "pattern": r"^(v?[0-9]+\.[0-9]+\+?(\.[0-9]+)?([-+][-+.a-zA-Z0-9]*)?)?$"}
+_PHASE = {"type": "string", "enum": [p.value for p in Phase]}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _strings(**extra: Any) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": _STRING, **extra}
+
+
+def _object(required: list[str], properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": properties, **extra}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_ERROR = _json(_ref("Error"), "refused; message says why")
+
+_SCHEMAS: dict[str, Any] = {
+    "Error": _object(["message"], {"message": _STRING}),
+    "LabelSelector": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "matchLabels": _strings(),
+            "matchExpressions": {
+                "type": "array",
+                "items": {
+                    "oneOf": [
+                        _object(
+                            ["key", "operator", "values"],
+                            {
+                                "key": {"type": "string", "minLength": 1},
+                                "operator": {"type": "string", "enum": ["In", "NotIn"]},
+                                "values": {"type": "array", "items": _STRING, "minItems": 1},
+                            },
+                            additionalProperties=False,
+                        ),
+                        _object(
+                            ["key", "operator"],
+                            {
+                                "key": {"type": "string", "minLength": 1},
+                                "operator": {"type": "string", "enum": ["Exists", "DoesNotExist"]},
+                                "values": {"type": "array", "items": _STRING, "maxItems": 0},
+                            },
+                            additionalProperties=False,
+                        ),
+                    ]
+                },
+            },
+        },
+    },
+    "InputParameters": {
+        "type": "object",
+        "description": "Filters and options; any other parameter is echoed back under `input`.",
+        "additionalProperties": True,
+        "properties": {
+            "labelSelector": _ref("LabelSelector"),
+            "names": {"type": "array", "items": _STRING},
+            "minVersion": _VERSION,
+            "maxVersion": _VERSION,
+            "phases": {"type": "array", "items": _PHASE},
+            "readyOnly": _FLAG,
+            "dropDecommissioned": _FLAG,
+            "flatList": _FLAG,
+            "allowMassDrop": _FLAG,
+        },
+    },
+    "ParamsRequest": _object(
+        ["applicationSetName"],
+        {
+            "applicationSetName": _STRING,
+            "input": {"type": "object", "properties": {"parameters": _ref("InputParameters")}},
+        },
+    ),
+    "ClusterParams": _object(
+        ["name", "nameNormalized", "server", "project", "metadata", "lifecycle", "kubernetes"],
+        {
+            "name": _STRING,
+            "nameNormalized": _STRING,
+            "server": _STRING,
+            "project": _STRING,
+            "metadata": {"type": "object", "properties": {"labels": _strings(), "annotations": _strings()}},
+            "lifecycle": _strings(required=["phase", "phaseSince", "ready", "syncEnabled", "prune", "selfHeal"]),
+            "kubernetes": _strings(required=["version", "gitVersion", "major", "minor", "upgradeTo"]),
+            "input": {"type": "object"},
+        },
+    ),
+    "ParamsResponse": _object(
+        ["output"],
+        {
+            "output": _object(
+                ["parameters"],
+                {
+                    "parameters": {
+                        "type": "array",
+                        "items": {
+                            "anyOf": [
+                                _ref("ClusterParams"),
+                                _object(["clusters"], {"clusters": {"type": "array", "items": _ref("ClusterParams")}}),
+                            ]
+                        },
+                    }
+                },
+            )
+        },
+    ),
+    "ClusterRow": _object(
+        [
+            "name",
+            "server",
+            "phase",
+            "phaseSince",
+            "message",
+            "kubernetesVersion",
+            "nodes",
+            "nodesReady",
+            "certificateExpiresAt",
+        ],
+        {
+            "name": _STRING,
+            "server": _STRING,
+            "phase": _PHASE,
+            "phaseSince": {"type": "string", "format": "date-time", "nullable": True},
+            "message": _STRING,
+            "kubernetesVersion": _STRING,
+            "nodes": {"type": "integer", "minimum": 0},
+            "nodesReady": {"type": "integer", "minimum": 0},
+            "certificateExpiresAt": {"type": "string", "format": "date-time", "nullable": True},
+        },
+    ),
+    "FleetDocument": _object(
+        ["synced", "staleSeconds", "clusters"],
+        {
+            "synced": {"type": "boolean"},
+            "staleSeconds": {"type": "number", "minimum": 0},
+            "clusters": {"type": "array", "items": _ref("ClusterRow")},
+        },
+    ),
+    "Health": _object(
+        ["status", "synced"], {"status": {"type": "string", "enum": ["ok"]}, "synced": {"type": "boolean"}}
+    ),
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "argocd-lifecycle plugin generator",
+            "version": __version__,
+            "description": "Argo CD ApplicationSet plugin generator serving the cluster fleet with its lifecycle.",
+        },
+        "components": {
+            "schemas": _SCHEMAS,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        "paths": {
+            "/api/v1/getparams.execute": {
+                "post": {
+                    "operationId": "getParams",
+                    "summary": "Parameter sets for an ApplicationSet (Argo CD plugin generator protocol)",
+                    "security": [{"bearer": []}],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("ParamsRequest")}},
+                    },
+                    "responses": {
+                        "200": _json(_ref("ParamsResponse"), "one parameter set per admitted cluster"),
+                        "400": _ERROR,
+                        "401": _ERROR,
+                        "403": _ERROR,
+                        "413": _ERROR,
+                        "503": _ERROR,
+                    },
+                }
+            },
+            "/api/v1/clusters": {
+                "get": {
+                    "operationId": "listClusters",
+                    "summary": "Every known cluster with its phase (the fleet page's data)",
+                    "responses": {"200": _json(_ref("FleetDocument"), "the fleet")},
+                }
+            },
+            "/healthz": {
+                "get": {
+                    "operationId": "health",
+                    "summary": "Liveness",
+                    "responses": {"200": _json(_ref("Health"), "the process serves")},
+                }
+            },
+        },
+    }

@@ -1,0 +1,174 @@
+"""Per-cluster parameter sets (DESIGN.md §5) and the filters that choose which clusters are answered.
+
+The shared keys are shaped exactly like Argo CD's Cluster generator in goTemplate mode (``name``,
+``nameNormalized``, ``server``, ``project``, ``metadata.labels``/``metadata.annotations`` present only
+when non-empty); Argo CD flattens nested maps with dots for fasttemplate, which gives the Cluster
+generator's flat keys (``metadata.labels.env``). So an ApplicationSet switches generators by changing
+only its generator block. Every value is a string, and nothing changes on a probe that changed nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any, NotRequired, TypedDict
+
+from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.generators.fleet import ClusterState
+from argocd_lifecycle.generators.inputs import GeneratorInput
+from argocd_lifecycle.generators.policy import PolicyTable
+from argocd_lifecycle.model import Phase
+from argocd_lifecycle.versions import KubeVersion
+
+
+class MetadataParams(TypedDict):
+    labels: NotRequired[dict[str, str]]
+    annotations: NotRequired[dict[str, str]]
+
+
+class LifecycleParams(TypedDict):
+    phase: str
+    phaseSince: str
+    ready: str
+    syncEnabled: str
+    prune: str
+    selfHeal: str
+
+
+class KubernetesParams(TypedDict):
+    version: str
+    gitVersion: str
+    major: str
+    minor: str
+    upgradeTo: str
+
+
+class ClusterParams(TypedDict):
+    name: str
+    nameNormalized: str
+    server: str
+    project: str
+    metadata: MetadataParams
+    lifecycle: LifecycleParams
+    kubernetes: KubernetesParams
+
+
+_INVALID_DNS_CHARS = re.compile(r"[^-a-z0-9.]")
+_MAX_DNS_NAME = 253
+
+
+def normalize_name(name: str) -> str:
+    """Argo CD's ``SanitizeName`` (the Cluster generator's ``nameNormalized``).
+
+    Go lowercases with the simple (one rune to one rune) Unicode mapping; Python's ``lower()`` uses the
+    full mapping, which differs only for U+0130 (``İ`` -> ``i`` + combining dot): taking the first rune
+    of each lowered rune gives Go's result. Each remaining rune outside ``[-a-z0-9.]`` becomes one ``-``.
+    """
+    lowered = "".join(ch.lower()[:1] for ch in name)
+    cleaned = _INVALID_DNS_CHARS.sub("-", lowered)[:_MAX_DNS_NAME]
+    return cleaned.strip("-.")
+
+
+def rfc3339(moment: datetime | None) -> str:
+    """``2024-05-01T12:00:00Z`` (Kubernetes' metav1.Time form); naive datetimes are taken as UTC."""
+    if moment is None:
+        return ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def kube_version(cluster: ClusterState) -> KubeVersion | None:
+    if not cluster.git_version:
+        return None
+    try:
+        return KubeVersion.parse(cluster.git_version)
+    except UsageError:
+        return None
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
+    """The parameter set of one cluster, without the request's ``input`` echo."""
+    metadata: MetadataParams = {}
+    if cluster.labels:
+        metadata["labels"] = dict(cluster.labels)
+    if cluster.annotations:
+        metadata["annotations"] = dict(cluster.annotations)
+    rule = policy.rule(cluster.phase)
+    version = kube_version(cluster)
+    return {
+        "name": cluster.name,
+        "nameNormalized": normalize_name(cluster.name),
+        "server": cluster.server,
+        "project": cluster.project,
+        "metadata": metadata,
+        "lifecycle": {
+            "phase": cluster.phase.value,
+            "phaseSince": rfc3339(cluster.phase_since),
+            "ready": _flag(cluster.ready),
+            "syncEnabled": _flag(rule.sync_enabled),
+            "prune": _flag(rule.prune),
+            "selfHeal": _flag(rule.self_heal),
+        },
+        "kubernetes": {
+            "version": version.minor_version if version else "",
+            "gitVersion": cluster.git_version,
+            "major": str(version.major) if version else "",
+            "minor": str(version.minor) if version else "",
+            "upgradeTo": cluster.upgrade_to if cluster.phase is Phase.UPGRADING else "",
+        },
+    }
+
+
+def _in_version_range(cluster: ClusterState, wanted: GeneratorInput) -> bool:
+    if wanted.min_version is None and wanted.max_version is None:
+        return True
+    version = kube_version(cluster)
+    if version is None:
+        return False  # cannot show the cluster is in range before its first good probe
+    low, high = wanted.min_version, wanted.max_version
+    return (low is None or _compare(version, low) >= 0) and (high is None or _compare(version, high) <= 0)
+
+
+def _compare(version: KubeVersion, bound: KubeVersion) -> int:
+    """Compare on the parts the bound names: maxVersion ``1.31`` admits 1.31.9, ``1.31.2`` does not."""
+    mine: tuple[int, ...] = version.key
+    theirs: tuple[int, ...] = bound.key
+    if bound.patch is not None:
+        mine, theirs = (*mine, version.patch or 0), (*theirs, bound.patch)
+    return (mine > theirs) - (mine < theirs)
+
+
+def admitted(cluster: ClusterState, wanted: GeneratorInput) -> bool:
+    """Whether ``cluster`` belongs in the answer for ``wanted``.
+
+    Admission is gated by readiness (``readyOnly``); after that a cluster stays through Degraded and
+    Unreachable, and leaves only when its Secret is deleted or, with ``dropDecommissioned``, when it
+    is being decommissioned.
+    """
+    if wanted.ready_only and not cluster.ready:
+        return False
+    if wanted.drop_decommissioned and cluster.phase is Phase.DECOMMISSIONING:
+        return False
+    if wanted.names and cluster.name not in wanted.names:
+        return False
+    if wanted.phases and cluster.phase not in wanted.phases:
+        return False
+    return wanted.selector.matches(cluster.labels) and _in_version_range(cluster, wanted)
+
+
+def answer(selected: Iterable[ClusterParams], wanted: GeneratorInput) -> list[dict[str, Any]]:
+    """The ``output.parameters`` list: one set per cluster, or one ``{"clusters": [...]}`` set."""
+    if wanted.flat_list:
+        flat: dict[str, Any] = {"clusters": list(selected)}
+        if wanted.echo:
+            flat["input"] = wanted.echo
+        return [flat]
+    if not wanted.echo:
+        return [dict(p) for p in selected]
+    return [{**p, "input": wanted.echo} for p in selected]

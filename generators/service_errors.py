@@ -1,0 +1,59 @@
+"""Errors of the plugin-generator service, each mapped to one HTTP status with a JSON ``message``.
+
+Argo CD shows a non-2xx answer as ``API error with status code <N>: <message>`` on the ApplicationSet
+and leaves its Applications untouched, so every refusal carries a message an operator can act on.
+"""
+
+from __future__ import annotations
+
+from argocd_lifecycle.errors import LifecycleError
+
+
+class ServiceError(LifecycleError):
+    """A request the service answers with ``status`` instead of parameters."""
+
+    status: int = 500
+
+
+class InputError(ServiceError):
+    """Malformed JSON or a field of the wrong type or value: 400, the message names the field."""
+
+    status = 400
+
+
+class PayloadTooLarge(ServiceError):
+    status = 413
+
+
+class Unauthorized(ServiceError):
+    """No bearer token was presented."""
+
+    status = 401
+
+
+class Forbidden(ServiceError):
+    """A bearer token was presented but it is not the configured one."""
+
+    status = 403
+
+
+class Unavailable(ServiceError):
+    """The service cannot answer safely now (inventory not synced or stale, mass drop): 503."""
+
+    status = 503
+
+
+_KINDS: dict[type, str] = {
+    list: "a list",
+    dict: "an object",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def kind_of(value: object) -> str:
+    """JSON-ish name of a value's type, for messages like ``expected a list, got a string``."""
+    return _KINDS.get(type(value), type(value).__name__)

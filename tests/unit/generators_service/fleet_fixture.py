@@ -1,0 +1,89 @@
+"""An in-memory FleetView (a real implementation of the protocol) and a small sample fleet."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from argocd_lifecycle.generators.fleet import ClusterState
+from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Phase
+
+SINCE = datetime(2025, 3, 1, 8, 30, 0, tzinfo=UTC)
+CERT = datetime(2026, 1, 15, 0, 0, 0, tzinfo=UTC)
+SECRET_LABEL = {CLUSTER_SECRET_LABEL: CLUSTER_SECRET_LABEL_VALUE}
+
+
+class MemoryFleet:
+    """FleetView over a dict; tests change the fleet with put/remove like an inventory would."""
+
+    def __init__(self, clusters: list[ClusterState] | None = None, *, synced: bool = True, stale: float = 0.0):
+        self._clusters = {c.name: c for c in clusters or []}
+        self._synced = synced
+        self.stale = stale
+
+    def clusters(self) -> list[ClusterState]:
+        return [self._clusters[name] for name in sorted(self._clusters)]
+
+    def synced(self) -> bool:
+        return self._synced
+
+    def stale_seconds(self) -> float:
+        return self.stale
+
+    def set_synced(self, value: bool) -> None:
+        self._synced = value
+
+    def put(self, cluster: ClusterState) -> None:
+        self._clusters[cluster.name] = cluster
+
+    def update(self, name: str, **changes: object) -> ClusterState:
+        cluster = replace(self._clusters[name], **changes)  # type: ignore[arg-type]
+        self._clusters[name] = cluster
+        return cluster
+
+    def remove(self, name: str) -> None:
+        del self._clusters[name]
+
+
+def cluster(
+    name: str,
+    phase: Phase = Phase.READY,
+    *,
+    env: str | None = "prod",
+    version: str = "v1.30.2",
+    ready: bool = True,
+    **extra: object,
+) -> ClusterState:
+    labels = dict(SECRET_LABEL)
+    if env:
+        labels["env"] = env
+    fields: dict[str, object] = {
+        "name": name,
+        "server": f"https://{name.lower().replace(' ', '-')}.example.test:6443",
+        "secret_name": f"cluster-{name.lower()}",
+        "labels": labels,
+        "annotations": {"team": "platform"},
+        "phase": phase,
+        "phase_since": SINCE,
+        "ready": ready,
+        "git_version": version,
+        "nodes": 3,
+        "nodes_ready": 3,
+        "certificate_expires_at": CERT,
+    }
+    fields.update(extra)
+    return ClusterState(**fields)  # type: ignore[arg-type]
+
+
+def sample_fleet() -> list[ClusterState]:
+    """Every phase once, plus a never-ready cluster and one with labels of its own."""
+    return [
+        cluster("prod-eu-1", Phase.READY, version="v1.30.2", labels={**SECRET_LABEL, "env": "prod", "region": "eu"}),
+        cluster(
+            "prod-us-1", Phase.DEGRADED, version="v1.29.7", message="2 of 5 nodes NotReady", nodes=5, nodes_ready=3
+        ),
+        cluster("staging-1", Phase.UPGRADING, env="staging", version="v1.30.4", upgrade_to="1.31"),
+        cluster("edge-7", Phase.UNREACHABLE, version="v1.28.9", message="dial tcp: i/o timeout"),
+        cluster("new-1", Phase.PENDING, ready=False, version="v1.31.0", message="1 of 3 good probes"),
+        cluster("old-1", Phase.DECOMMISSIONING, version="v1.27.3"),
+    ]

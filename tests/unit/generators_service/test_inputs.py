@@ -1,0 +1,109 @@
+"""Request parsing: every mistake is an InputError whose message names the field; selectors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from argocd_lifecycle.generators.inputs import parse_request
+from argocd_lifecycle.generators.selector import LabelSelector
+from argocd_lifecycle.generators.service_errors import InputError
+
+
+def _request(parameters: object) -> bytes:
+    return json.dumps({"applicationSetName": "a", "input": {"parameters": parameters}}).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"{", "request body: not valid JSON"),
+        (b"\xff\xfe", "request body: not valid JSON"),
+        (b"[]", "request body: expected a JSON object, got a list"),
+        (b"{}", "applicationSetName: expected a string, got null"),
+        (b'{"applicationSetName": 3}', "applicationSetName: expected a string, got a number"),
+        (b'{"applicationSetName": "a", "input": []}', "input: expected an object, got a list"),
+        (_request("x"), "input.parameters: expected an object, got a string"),
+        (_request({"readyOnly": "yes"}), "input.parameters.readyOnly: expected true or false, got 'yes'"),
+        (_request({"flatList": 1}), "input.parameters.flatList: expected true or false"),
+        (_request({"names": "a"}), "input.parameters.names: expected a list of strings, got a string"),
+        (_request({"names": ["a", 2]}), "input.parameters.names[1]: expected a string, got a number"),
+        (_request({"phases": ["Ready", "Broken"]}), "input.parameters.phases[1]: 'Broken' is not a phase"),
+        (_request({"minVersion": 1.29}), "input.parameters.minVersion: expected a version string"),
+        (_request({"maxVersion": "latest"}), "input.parameters.maxVersion: 'latest' is not a Kubernetes version"),
+        (_request({"labelSelector": []}), "input.parameters.labelSelector: expected an object, got a list"),
+        (_request({"labelSelector": {"matchLabel": {}}}), "input.parameters.labelSelector: unknown field 'matchLabel'"),
+        (
+            _request({"labelSelector": {"matchLabels": {"env": 1}}}),
+            "input.parameters.labelSelector.matchLabels.env: expected a string, got a number",
+        ),
+        (
+            _request({"labelSelector": {"matchExpressions": [{"key": "env", "operator": "Gt", "values": ["1"]}]}}),
+            "input.parameters.labelSelector.matchExpressions[0].operator: 'Gt' is not one of In, NotIn",
+        ),
+        (
+            _request({"labelSelector": {"matchExpressions": [{"key": "env", "operator": "In"}]}}),
+            "input.parameters.labelSelector.matchExpressions[0].values: must not be empty for operator In",
+        ),
+        (
+            _request({"labelSelector": {"matchExpressions": [{"key": "e", "operator": "Exists", "values": ["x"]}]}}),
+            "input.parameters.labelSelector.matchExpressions[0].values: must be empty for operator Exists",
+        ),
+        (
+            _request({"labelSelector": {"matchExpressions": [{"operator": "Exists"}]}}),
+            "input.parameters.labelSelector.matchExpressions[0].key: expected a non-empty label key, got null",
+        ),
+    ],
+)
+def test_bad_requests_name_the_field(body: bytes, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        parse_request(body)
+    assert err.value.status == 400
+    assert err.value.message.startswith(message)
+
+
+def test_argo_cd_request_without_parameters_and_defaults() -> None:
+    request = parse_request(b'{"applicationSetName":"guestbook","input":{}}\n')
+    assert request.appset == "guestbook"
+    wanted = request.input
+    assert (wanted.ready_only, wanted.drop_decommissioned, wanted.flat_list, wanted.allow_mass_drop) == (
+        True,
+        False,
+        False,
+        False,
+    )
+    assert wanted.echo == {}
+
+
+def test_keys_are_canonical_and_the_guard_key_ignores_allow_mass_drop() -> None:
+    a = parse_request(_request({"names": ["x"], "readyOnly": True}))
+    b = parse_request(b'{"applicationSetName":"a","input":{"parameters":{"readyOnly":true,"names":["x"]}}}')
+    c = parse_request(_request({"names": ["x"], "readyOnly": True, "allowMassDrop": True}))
+    assert a.answer_key == b.answer_key
+    assert a.selection_key == c.selection_key
+    assert a.answer_key != c.answer_key
+    assert c.input.allow_mass_drop is True
+
+
+@pytest.mark.parametrize(
+    ("selector", "labels", "matches"),
+    [
+        ({}, {}, True),
+        ({"matchLabels": {"env": "prod"}}, {"env": "prod", "x": "y"}, True),
+        ({"matchLabels": {"env": "prod"}}, {"env": "dev"}, False),
+        ({"matchExpressions": [{"key": "env", "operator": "In", "values": ["a", "b"]}]}, {"env": "b"}, True),
+        ({"matchExpressions": [{"key": "env", "operator": "In", "values": ["a"]}]}, {}, False),
+        ({"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["a"]}]}, {}, True),
+        ({"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["a"]}]}, {"env": "a"}, False),
+        ({"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}, {"gpu": ""}, True),
+        ({"matchExpressions": [{"key": "gpu", "operator": "DoesNotExist"}]}, {"gpu": ""}, False),
+        (
+            {"matchLabels": {"env": "prod"}, "matchExpressions": [{"key": "gpu", "operator": "Exists"}]},
+            {"env": "prod"},
+            False,
+        ),
+    ],
+)
+def test_label_selector_semantics(selector: dict[str, object], labels: dict[str, str], matches: bool) -> None:
+    assert LabelSelector.parse(selector, "s").matches(labels) is matches

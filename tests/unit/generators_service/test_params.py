@@ -1,0 +1,156 @@
+"""Parameter sets: shape shared with Argo CD's Cluster generator, lifecycle keys, filters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from argocd_lifecycle.generators.inputs import parse_parameters
+from argocd_lifecycle.generators.params import admitted, answer, cluster_params, normalize_name
+from argocd_lifecycle.generators.policy import PolicyTable
+from argocd_lifecycle.model import Phase
+
+from .fleet_fixture import SECRET_LABEL, cluster, sample_fleet
+
+POLICY = PolicyTable.default()
+
+
+@pytest.mark.parametrize(
+    ("name", "normalized"),
+    [
+        ("in-cluster", "in-cluster"),
+        ("Prod_EU 2", "prod-eu-2"),
+        ("-.edge.-", "edge"),
+        ("arn:aws:eks:eu-west-1:123:cluster/prod", "arn-aws-eks-eu-west-1-123-cluster-prod"),
+        ("İstanbul", "istanbul"),  # Go's simple lowercase of U+0130 is plain "i"
+        ("\u212aube", "kube"),  # KELVIN SIGN lowercases to ASCII k
+        ("café", "caf"),  # each other rune becomes one "-", then trimmed
+        ("a" * 300, "a" * 253),
+        ("a" * 252 + "--b", "a" * 252),
+    ],
+)
+def test_name_normalized_follows_argo_cd_sanitize_name(name: str, normalized: str) -> None:
+    assert normalize_name(name) == normalized
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    return [value]
+
+
+def test_parameter_set_has_cluster_generator_keys_and_lifecycle_keys() -> None:
+    params = cluster_params(sample_fleet()[2], POLICY)  # staging-1, Upgrading
+    assert params == {
+        "name": "staging-1",
+        "nameNormalized": "staging-1",
+        "server": "https://staging-1.example.test:6443",
+        "project": "",
+        "metadata": {"labels": {**SECRET_LABEL, "env": "staging"}, "annotations": {"team": "platform"}},
+        "lifecycle": {
+            "phase": "Upgrading",
+            "phaseSince": "2025-03-01T08:30:00Z",
+            "ready": "true",
+            "syncEnabled": "true",
+            "prune": "false",
+            "selfHeal": "true",
+        },
+        "kubernetes": {
+            "version": "1.30",
+            "gitVersion": "v1.30.4",
+            "major": "1",
+            "minor": "30",
+            "upgradeTo": "1.31",
+        },
+    }
+    assert all(isinstance(leaf, str) for leaf in _leaves(params))
+
+
+def test_metadata_maps_are_present_only_when_non_empty_like_the_cluster_generator() -> None:
+    bare = cluster("bare", labels={}, annotations={}, project="team-a")
+    params = cluster_params(bare, POLICY)
+    assert params["metadata"] == {}
+    assert params["project"] == "team-a"
+
+
+def test_upgrade_to_is_empty_unless_upgrading_and_unknown_version_is_empty() -> None:
+    leftover = cluster("x", Phase.READY, upgrade_to="1.31", version="")
+    params = cluster_params(leftover, POLICY)
+    assert params["kubernetes"] == {"version": "", "gitVersion": "", "major": "", "minor": "", "upgradeTo": ""}
+    assert params["lifecycle"]["phaseSince"] == "2025-03-01T08:30:00Z"
+    assert cluster_params(cluster("y", phase_since=None), POLICY)["lifecycle"]["phaseSince"] == ""
+
+
+def test_probe_only_fields_never_reach_the_parameters() -> None:
+    base = cluster("c")
+    probed = cluster("c", nodes=9, nodes_ready=1, message="probe 812 ok", certificate_expires_at=None)
+    assert cluster_params(base, POLICY) == cluster_params(probed, POLICY)
+
+
+@pytest.mark.parametrize(
+    ("phase", "sync", "prune", "heal"),
+    [
+        (Phase.READY, "true", "true", "true"),
+        (Phase.PENDING, "false", "false", "false"),
+        (Phase.UPGRADING, "true", "false", "true"),
+        (Phase.DEGRADED, "true", "false", "true"),
+        (Phase.UNREACHABLE, "false", "false", "false"),
+        (Phase.DECOMMISSIONING, "false", "false", "false"),
+    ],
+)
+def test_policy_defaults_by_phase(phase: Phase, sync: str, prune: str, heal: str) -> None:
+    lifecycle = cluster_params(cluster("c", phase), POLICY)["lifecycle"]
+    assert (lifecycle["syncEnabled"], lifecycle["prune"], lifecycle["selfHeal"]) == (sync, prune, heal)
+
+
+def test_policy_overrides_change_the_parameters() -> None:
+    policy = POLICY.with_overrides({"Upgrading": {"prune": True}, "Unreachable": {"selfHeal": True}})
+    assert cluster_params(cluster("c", Phase.UPGRADING), policy)["lifecycle"]["prune"] == "true"
+    assert cluster_params(cluster("c", Phase.UNREACHABLE), policy)["lifecycle"]["selfHeal"] == "true"
+    assert cluster_params(cluster("c", Phase.UNREACHABLE), policy)["lifecycle"]["syncEnabled"] == "false"
+
+
+def _names(params: dict[str, Any]) -> list[str]:
+    wanted = parse_parameters(params)
+    return [c.name for c in sample_fleet() if admitted(c, wanted)]
+
+
+def test_ready_only_by_default_keeps_degraded_unreachable_and_decommissioning() -> None:
+    assert _names({}) == ["prod-eu-1", "prod-us-1", "staging-1", "edge-7", "old-1"]
+    assert "new-1" in _names({"readyOnly": False})
+    assert "new-1" in _names({"readyOnly": "false"})
+
+
+def test_drop_decommissioned_is_explicit() -> None:
+    assert "old-1" not in _names({"dropDecommissioned": True})
+
+
+def test_names_phases_and_selector_filters() -> None:
+    assert _names({"names": ["edge-7", "nope"]}) == ["edge-7"]
+    assert _names({"phases": ["Degraded", "Unreachable"]}) == ["prod-us-1", "edge-7"]
+    assert _names({"labelSelector": {"matchLabels": {"env": "staging"}}}) == ["staging-1"]
+    assert _names(
+        {"labelSelector": {"matchExpressions": [{"key": "region", "operator": "NotIn", "values": ["eu"]}]}}
+    ) == ["prod-us-1", "staging-1", "edge-7", "old-1"]
+
+
+def test_version_bounds_compare_on_the_parts_they_name() -> None:
+    assert _names({"minVersion": "1.29", "maxVersion": "1.30"}) == ["prod-eu-1", "prod-us-1", "staging-1"]
+    assert _names({"maxVersion": "1.30.3"}) == ["prod-eu-1", "prod-us-1", "edge-7", "old-1"]
+    assert _names({"minVersion": "v1.30.3"}) == ["staging-1"]
+    unknown = cluster("fresh", version="")
+    assert admitted(unknown, parse_parameters({})) is True
+    assert admitted(unknown, parse_parameters({"minVersion": "1.20"})) is False
+
+
+def test_flat_list_and_input_echo() -> None:
+    wanted = parse_parameters({"flatList": True, "env": "prod", "n": 3, "x": {"on": True, "l": [1.0, None]}})
+    sets = [cluster_params(c, POLICY) for c in sample_fleet()[:2]]
+    (flat,) = answer(sets, wanted)
+    assert [c["name"] for c in flat["clusters"]] == ["prod-eu-1", "prod-us-1"]
+    assert flat["input"] == {"flatList": "true", "env": "prod", "n": "3", "x": {"on": "true", "l": ["1", ""]}}
+    per_cluster = answer(sets, parse_parameters({"env": "prod"}))
+    assert [p["input"] for p in per_cluster] == [{"env": "prod"}, {"env": "prod"}]
+    assert "input" not in answer(sets, parse_parameters({}))[0]
+    assert answer([], parse_parameters({"flatList": True})) == [{"clusters": [], "input": {"flatList": "true"}}]
