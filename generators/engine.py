@@ -76,6 +76,7 @@ class FleetEngine:
         self._view: list[ClusterState] | None = None
         self._semaphore = asyncio.Semaphore(probing.concurrency)
         self._background: set[asyncio.Task[None]] = set()
+        self._invalid: dict[str, Change] = {}
         self.leading = False
         #: probes completed (all clusters), for benchmarks and tests
         self.probes = 0
@@ -106,6 +107,8 @@ class FleetEngine:
             self.tracked.clear()  # start from what the Secrets say, as a new leader must
             for name in self.inventory.secrets:
                 self._start(name)
+            for change in self._invalid.values():  # reported while following: report them now
+                self._spawn(self.outputs.writer.invalid(change, _now()))
         else:
             for name in list(self._tasks):
                 self._stop(name)
@@ -118,11 +121,13 @@ class FleetEngine:
         if self.metrics:
             self.metrics.clusters.set(len(self.inventory.secrets))
         if change.kind is ChangeKind.INVALID:
+            self._invalid[change.secret_name] = change
             if self.metrics:
                 self.metrics.invalid.labels(change.secret_name).set(1)
             if self.leading:
                 self._spawn(self.outputs.writer.invalid(change, _now()))
             return
+        self._invalid.pop(change.secret_name, None)
         if self.metrics:
             with contextlib.suppress(KeyError):
                 self.metrics.invalid.remove(change.secret_name)

@@ -45,6 +45,7 @@ class KubeSource:
         #: counts for tests and metrics: lists done, watches opened
         self.lists = 0
         self.watches = 0
+        self.expired = 0
 
     def start(self) -> None:
         self._thread.start()
@@ -110,6 +111,7 @@ class KubeSource:
                     version = self._list()
                 version = self._watch(version)
             except KubeGone as exc:
+                self.expired += 1
                 log.info("cluster Secret watch expired (%s): listing again", exc.message)
                 version = ""
                 self._stop.wait(self.backoff.next())  # short at first; grows if 410s repeat

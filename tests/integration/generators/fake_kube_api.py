@@ -1,0 +1,309 @@
+"""The management cluster's API for tests: an in-memory store behind the real Kubernetes HTTP protocol.
+
+Serves what the inventory and writer use (Secrets list/watch/patch, Events, Leases, ApplicationSets)
+on 127.0.0.1, reached through the official ``kubernetes`` client from a generated kubeconfig. Watches
+are chunked JSON-lines streams; the test can expire resourceVersions (the next watch gets an ERROR
+event with 410 Gone), cut open watch connections mid-stream, and make list calls fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import copy
+import json
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from tests.integration.generators.loopback import ServerThread, free_port
+
+TOKEN = "management-token"
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def _status(code: int, reason: str, message: str) -> JSONResponse:
+    body = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "code": code,
+        "reason": reason,
+        "message": message,
+    }
+    return JSONResponse(body, status_code=code)
+
+
+class FakeKubeAPI:
+    def __init__(self, folder: Path, namespace: str = "argocd") -> None:
+        self.namespace = namespace
+        self.rv = 100
+        self.store: dict[str, dict[str, dict[str, Any]]] = {
+            "secrets": {},
+            "events": {},
+            "leases": {},
+            "applicationsets": {},
+        }
+        self.log: list[tuple[int, str, dict[str, Any]]] = []  # secret watch history
+        self.compacted = 0
+        self.fail_lists = 0
+        self.requests: list[tuple[str, str]] = []
+        self._cut = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._changed: asyncio.Condition | None = None
+        self.port = free_port()
+        self.server = ServerThread(self._app(), self.port)
+        self.kubeconfig = folder / "kubeconfig"
+        self.kubeconfig.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [{"name": "m", "cluster": {"server": f"http://127.0.0.1:{self.port}"}}],
+                    "users": [{"name": "m", "user": {"token": TOKEN}}],
+                    "contexts": [{"name": "m", "context": {"cluster": "m", "user": "m"}}],
+                    "current-context": "m",
+                }
+            )
+        )
+
+    # -- test controls ----------------------------------------------------------------------------
+    def start(self) -> FakeKubeAPI:
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def _next_rv(self) -> str:
+        self.rv += 1
+        return str(self.rv)
+
+    def _notify(self) -> None:
+        if self._loop is not None and self._changed is not None:
+            cond = self._changed
+
+            async def wake() -> None:
+                async with cond:
+                    cond.notify_all()
+
+            asyncio.run_coroutine_threadsafe(wake(), self._loop)
+
+    def put_secret(self, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = copy.deepcopy(obj)
+        data = dict(obj.get("data") or {})
+        for key, value in (obj.pop("stringData", None) or {}).items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
+        obj["data"] = data
+        with self._lock:
+            name = obj["metadata"]["name"]
+            old = self.store["secrets"].get(name)
+            meta = obj["metadata"]
+            meta["namespace"] = self.namespace
+            meta["uid"] = old["metadata"]["uid"] if old else f"uid-{name}-{self.rv}"
+            meta["resourceVersion"] = self._next_rv()
+            self.store["secrets"][name] = obj
+            self.log.append((self.rv, "MODIFIED" if old else "ADDED", copy.deepcopy(obj)))
+        self._notify()
+        return obj
+
+    def delete_secret(self, name: str) -> None:
+        with self._lock:
+            obj = self.store["secrets"].pop(name)
+            obj["metadata"]["resourceVersion"] = self._next_rv()
+            self.log.append((self.rv, "DELETED", obj))
+        self._notify()
+
+    def secret(self, name: str) -> dict[str, Any]:
+        return copy.deepcopy(self.store["secrets"][name])
+
+    def expire_history(self) -> None:
+        """Every resourceVersion up to now is too old: the next watch from one of them gets 410 Gone."""
+        with self._lock:
+            self.compacted = self.rv + 1
+            self._next_rv()
+
+    def cut_watches(self) -> None:
+        """Drop every open watch connection mid-stream (no terminating chunk)."""
+        self._cut += 1
+        self._notify()
+
+    def events(self) -> list[dict[str, Any]]:
+        return [copy.deepcopy(e) for e in self.store["events"].values()]
+
+    # -- HTTP -------------------------------------------------------------------------------------
+    def _app(self) -> Starlette:
+        ns = "/api/v1/namespaces/{ns}"
+        coord = "/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"
+        appsets = "/apis/argoproj.io/v1alpha1/namespaces/{ns}/applicationsets"
+        return Starlette(
+            routes=[
+                Route(ns + "/secrets", self._secrets, methods=["GET"]),
+                Route(ns + "/secrets/{name}", self._secret_one, methods=["GET", "PATCH"]),
+                Route(ns + "/events", self._create("events"), methods=["POST"]),
+                Route(ns + "/events/{name}", self._object("events"), methods=["GET", "PATCH", "PUT"]),
+                Route(coord, self._create("leases"), methods=["POST"]),
+                Route(coord + "/{name}", self._object("leases"), methods=["GET", "PUT", "PATCH"]),
+                Route(appsets, self._list("applicationsets"), methods=["GET"]),
+                Route(appsets + "/{name}", self._object("applicationsets"), methods=["GET", "PATCH"]),
+            ]
+        )
+
+    def _auth(self, request: Request) -> Response | None:
+        self.requests.append((request.method, request.url.path))
+        if request.headers.get("authorization") != f"Bearer {TOKEN}":
+            return _status(401, "Unauthorized", "Unauthorized")
+        return None
+
+    async def _secrets(self, request: Request) -> Response:
+        if (denied := self._auth(request)) is not None:
+            return denied
+        if self._loop is None:
+            self._loop, self._changed = asyncio.get_running_loop(), asyncio.Condition()
+        q = request.query_params
+        if q.get("watch") in ("true", "1"):
+            return self._watch(int(q.get("resourceVersion") or 0), float(q.get("timeoutSeconds") or 30))
+        if self.fail_lists > 0:
+            self.fail_lists -= 1
+            return _status(500, "InternalError", "etcd is unavailable")
+        selector = q.get("labelSelector") or ""
+        with self._lock:
+            items = [copy.deepcopy(o) for _, o in sorted(self.store["secrets"].items()) if _matches(o, selector)]
+            rv = str(self.rv)
+        start = int(q.get("continue") or 0)
+        limit = int(q.get("limit") or 0) or len(items)
+        page, more = items[start : start + limit], start + limit < len(items)
+        meta: dict[str, Any] = {"resourceVersion": rv}
+        if more:
+            meta["continue"] = str(start + limit)
+        return JSONResponse({"kind": "SecretList", "apiVersion": "v1", "metadata": meta, "items": page})
+
+    def _watch(self, since: int, timeout: float) -> Response:
+        cut_at_start = self._cut
+
+        async def stream() -> AsyncIterator[bytes]:
+            assert self._changed is not None
+            if since < self.compacted:
+                status = {
+                    "kind": "Status",
+                    "code": 410,
+                    "reason": "Expired",
+                    "message": f"too old resource version: {since}",
+                }
+                yield (json.dumps({"type": "ERROR", "object": status}) + "\n").encode()
+                return
+            sent = since
+            deadline = asyncio.get_running_loop().time() + timeout
+            while True:
+                with self._lock:
+                    pending = [(rv, kind, obj) for rv, kind, obj in self.log if rv > sent]
+                for rv, kind, obj in pending:
+                    yield (json.dumps({"type": kind, "object": obj}) + "\n").encode()
+                    sent = rv
+                if self._cut != cut_at_start:
+                    raise ConnectionAbortedError("watch cut by the test")
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0:
+                    return
+                async with self._changed:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), timeout=min(remaining, 0.5))
+
+        return StreamingResponse(stream(), media_type="application/json")
+
+    async def _secret_one(self, request: Request) -> Response:
+        if (denied := self._auth(request)) is not None:
+            return denied
+        name = request.path_params["name"]
+        if name not in self.store["secrets"]:
+            return _status(404, "NotFound", f'secrets "{name}" not found')
+        if request.method == "GET":
+            return JSONResponse(self.secret(name))
+        if request.headers.get("content-type") != "application/merge-patch+json":
+            return _status(415, "UnsupportedMediaType", "expected a merge patch")
+        patch = await request.json()
+        with self._lock:
+            obj = merge_patch(self.store["secrets"][name], patch)
+            obj["metadata"]["resourceVersion"] = self._next_rv()
+            self.store["secrets"][name] = obj
+            self.log.append((self.rv, "MODIFIED", copy.deepcopy(obj)))
+        self._notify()
+        return JSONResponse(obj)
+
+    def _create(self, kind: str) -> Any:
+        async def create(request: Request) -> Response:
+            if (denied := self._auth(request)) is not None:
+                return denied
+            obj = await request.json()
+            name = obj["metadata"]["name"]
+            with self._lock:
+                if name in self.store[kind]:
+                    return _status(409, "AlreadyExists", f'{kind} "{name}" already exists')
+                obj["metadata"]["resourceVersion"] = self._next_rv()
+                self.store[kind][name] = obj
+            return JSONResponse(obj, status_code=201)
+
+        return create
+
+    def _list(self, kind: str) -> Any:
+        async def listing(request: Request) -> Response:
+            if (denied := self._auth(request)) is not None:
+                return denied
+            items = [copy.deepcopy(o) for _, o in sorted(self.store[kind].items())]
+            return JSONResponse({"kind": "List", "metadata": {"resourceVersion": str(self.rv)}, "items": items})
+
+        return listing
+
+    def _object(self, kind: str) -> Any:
+        async def one(request: Request) -> Response:
+            if (denied := self._auth(request)) is not None:
+                return denied
+            name = request.path_params["name"]
+            body = await request.json() if request.method != "GET" else None
+            with self._lock:
+                current = self.store[kind].get(name)
+                if current is None:
+                    return _status(404, "NotFound", f'{kind} "{name}" not found')
+                if request.method == "GET":
+                    return JSONResponse(copy.deepcopy(current))
+                if request.method == "PUT":
+                    sent = (body.get("metadata") or {}).get("resourceVersion")
+                    if sent != current["metadata"]["resourceVersion"]:
+                        return _status(409, "Conflict", "the object has been modified")
+                    obj = body
+                else:
+                    obj = merge_patch(current, body)
+                obj["metadata"]["resourceVersion"] = self._next_rv()
+                self.store[kind][name] = obj
+                return JSONResponse(copy.deepcopy(obj))
+
+        return one
+
+
+def _matches(obj: dict[str, Any], selector: str) -> bool:
+    labels = obj.get("metadata", {}).get("labels") or {}
+    for term in filter(None, selector.split(",")):
+        key, _, value = term.partition("=")
+        if labels.get(key) != value:
+            return False
+    return True
