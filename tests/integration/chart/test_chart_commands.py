@@ -1,0 +1,62 @@
+"""The chart's containers start the real commands: their argv parses with the real click commands,
+and the receiver's rendered config passes the receiver's own config parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.integration.chart.chartkit import SCENARIOS, find, one, render
+
+pytestmark = pytest.mark.upstream
+
+
+def command_for(args: list[str]):  # type: ignore[no-untyped-def]
+    from argocd_lifecycle.cli import cli
+
+    group = cli.get_command(None, args[0])  # type: ignore[arg-type]
+    assert group is not None, f"no command {args[0]}"
+    return group.commands[args[1]]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_container_args_parse_with_the_real_commands(scenario: str) -> None:
+    docs = render(values=(scenario,))
+    deployments = find(docs, "Deployment")
+    assert deployments
+    for deployment in deployments:
+        container = deployment["spec"]["template"]["spec"]["containers"][0]
+        assert "command" not in container  # the image's one entrypoint, argocd-lifecycle
+        args = container["args"]
+        ctx = command_for(args).make_context(args[1], list(args[2:]))
+        assert ctx.params["listen"] == f"0.0.0.0:{container['ports'][0]['containerPort']}"
+
+
+def test_generator_settings_reach_the_command() -> None:
+    docs = render(sets=("generator.probeInterval=30s", "generator.readyAfter=5", "generator.unreachableAfter=4"))
+    args = one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+    params = command_for(args).make_context("serve", list(args[2:])).params
+    assert (params["probe_interval"], params["ready_after"], params["unreachable_after"]) == (30.0, 5, 4)
+    assert params["namespace"] == "argocd"
+    assert params["plugin_configmap"] == "argocd-lifecycle-generator"
+    assert params["identity"] == "$(POD_NAME)"  # expanded by the kubelet from the downward API
+
+
+@pytest.mark.parametrize("scenario", ["ha-redis-values.yaml", "all-enabled-values.yaml"])
+def test_receiver_config_passes_the_receivers_parser(scenario: str, tmp_path: Path) -> None:
+    from argocd_lifecycle.notifications.receiver import config as receiver_config
+
+    docs = render(values=(scenario,))
+    text = one(docs, "ConfigMap", "argocd-lifecycle-receiver")["data"]["config.yaml"]
+    # the files the pod would mount, under a scratch root
+    root = "/etc/argocd-lifecycle/receiver"
+    data = yaml.safe_load(text.replace(root, str(tmp_path)))
+    for path in [data["inbound"]["tokenFile"], data["inbound"]["hmacSecretFile"]] + [
+        r[k] for r in data["receivers"] for k in ("urlFile", "secretFile") if k in r
+    ]:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text("https://sink.example/hook" if path.endswith("url") else "s3cr3t")
+    parsed = receiver_config.parse(data, "config.yaml", tmp_path)
+    assert [s.name for s in parsed.sinks] == [r["name"] for r in data["receivers"]]

@@ -1,0 +1,77 @@
+"""NOTES.txt (rendered through a probe template: `helm template` skips NOTES) and the sidecar snippet
+it shows, checked against the objects the chart renders and Argo CD's CMP contract."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.integration.chart.chartkit import CHART, one, render
+
+pytestmark = pytest.mark.upstream
+
+PROBE = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: notes-probe
+data:
+  notes: |
+    {{- include "probe.notes" . | nindent 4 }}
+"""
+
+
+def notes(tmp_path: Path, **kwargs: object) -> str:
+    copy = tmp_path / "argocd-lifecycle"
+    shutil.copytree(CHART, copy)
+    text = (copy / "templates" / "NOTES.txt").read_text(encoding="utf-8")
+    (copy / "templates" / "NOTES.txt").unlink()
+    (copy / "templates" / "_probe.tpl").write_text('{{- define "probe.notes" -}}\n' + text + "{{- end -}}\n")
+    (copy / "templates" / "probe.yaml").write_text(PROBE)
+    docs = render(chart=copy, **kwargs)  # type: ignore[arg-type]
+    return str(one(docs, "ConfigMap", "notes-probe")["data"]["notes"])
+
+
+def snippet_from(text: str) -> dict[str, object]:
+    """The indented YAML block of the repo-server values in the notes."""
+    lines = text.splitlines()
+    start = lines.index("    repoServer:")
+    block = []
+    for line in lines[start:]:
+        if line and not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return yaml.safe_load("\n".join(block))  # type: ignore[no-any-return]
+
+
+def test_notes_show_the_generated_snippet_for_this_release(tmp_path: Path) -> None:
+    from argocd_lifecycle.plugin.sidecar_snippet import SidecarOptions, sidecar_values
+
+    text = notes(tmp_path, release="lc", sets=("global.image.repository=registry.example/team/lc",))
+    expected = sidecar_values(
+        SidecarOptions(image="registry.example/team/lc:0.1.0", configmap="lc-argocd-lifecycle-plugin")
+    )
+    assert snippet_from(text) == expected
+    docs = render(release="lc")
+    plugin = one(docs, "ConfigMap", "lc-argocd-lifecycle-plugin")
+    # the snippet's subPath is a key of the chart's ConfigMap, holding our ConfigManagementPlugin
+    (container,) = expected["repoServer"]["extraContainers"]  # type: ignore[index]
+    mount = next(m for m in container["volumeMounts"] if m.get("subPath"))
+    config = yaml.safe_load(plugin["data"][mount["subPath"]])
+    assert config["kind"] == "ConfigManagementPlugin"
+    assert (config["metadata"]["name"], config["spec"]["version"]) == ("argocd-lifecycle", "v1")
+
+
+def test_notes_follow_the_enabled_parts(tmp_path: Path) -> None:
+    default = notes(tmp_path / "a")
+    assert "configMapRef:\n             name: argocd-lifecycle-generator" in default
+    assert "notifications.apply.enabled=true" in default
+    assert "Receiver" not in default
+    everything = notes(tmp_path / "b", values=("all-enabled-values.yaml",))
+    assert "A post-install/upgrade Job server-side-applies them into argocd-notifications-cm" in everything
+    assert "kubectl -n argocd get secret argocd-lifecycle-receiver-inbound" in everything
+    assert "argocd-lifecycle-receiver-token" in everything
+    other_ns = notes(tmp_path / "c", namespace="gitops")
+    assert "This must be the namespace where Argo CD runs" in other_ns

@@ -1,0 +1,87 @@
+"""RBAC: namespaced only, and exactly the verbs each component needs (issue 8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.integration.chart.chartkit import NAMESPACE, SCENARIOS, find, one, render
+
+pytestmark = pytest.mark.upstream
+
+GENERATOR_RULES = [
+    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list", "watch", "patch"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "get", "patch"]},
+    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+    {
+        "apiGroups": ["coordination.k8s.io"],
+        "resources": ["leases"],
+        "resourceNames": ["argocd-lifecycle-generator"],
+        "verbs": ["get", "update"],
+    },
+    {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "patch"]},
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_nothing_cluster_wide(scenario: str) -> None:
+    docs = render(values=(scenario,))
+    kinds = {d["kind"] for d in docs}
+    assert not kinds & {"ClusterRole", "ClusterRoleBinding"}
+    for doc in find(docs, "Role") + find(docs, "RoleBinding"):
+        assert doc["metadata"]["namespace"] == NAMESPACE
+    for role in find(docs, "Role"):
+        for rule in role["rules"]:
+            assert "*" not in rule["verbs"] and "*" not in rule["resources"], role["metadata"]["name"]
+            assert "*" not in rule["apiGroups"]
+            assert not {"escalate", "bind", "impersonate", "delete", "deletecollection"} & set(rule["verbs"])
+
+
+def test_generator_verbs() -> None:
+    role = one(render(), "Role", "argocd-lifecycle-generator")
+    assert role["rules"] == GENERATOR_RULES
+
+
+def test_generator_lease_name_is_the_one_the_generator_uses() -> None:
+    from argocd_lifecycle.generators.leader import LeaseSettings
+
+    assert GENERATOR_RULES[3]["resourceNames"] == [LeaseSettings(namespace="x", identity="y").name]
+
+
+def test_apply_job_may_touch_only_the_notifications_configmap() -> None:
+    docs = render(values=("all-enabled-values.yaml",))
+    role = one(docs, "Role", "argocd-lifecycle-notifications-apply")
+    assert role["rules"] == [
+        {
+            "apiGroups": [""],
+            "resources": ["configmaps"],
+            "resourceNames": ["argocd-notifications-cm"],
+            "verbs": ["get", "patch"],
+        }
+    ]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_bindings_point_at_our_roles_and_accounts(scenario: str) -> None:
+    docs = render(values=(scenario,))
+    roles = {d["metadata"]["name"] for d in find(docs, "Role")}
+    accounts = {d["metadata"]["name"] for d in find(docs, "ServiceAccount")}
+    pods: dict[str, Any] = {
+        d["metadata"]["name"]: d["spec"]["template"]["spec"] for d in docs if d["kind"] in ("Deployment", "Job")
+    }
+    for binding in find(docs, "RoleBinding"):
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": binding["metadata"]["name"],
+        }
+        assert binding["roleRef"]["name"] in roles
+        (subject,) = binding["subjects"]
+        assert subject == {"kind": "ServiceAccount", "name": subject["name"], "namespace": NAMESPACE}
+        assert subject["name"] in accounts
+    for name, spec in pods.items():
+        assert spec["serviceAccountName"] in accounts, name
+    # the receiver has an account but no Role: it never calls the API
+    if "argocd-lifecycle-receiver" in accounts:
+        assert "argocd-lifecycle-receiver" not in roles
