@@ -57,6 +57,16 @@ build_argocd() {
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}"
 }
 
+# our notifications evaluator, built against Argo CD's own notification packages
+build_argocd_notify_eval() {
+  build_in_module argocd-notify-eval "$ARGOCD_VERSION" argocd ./cmd/argocd-notify-eval
+}
+
+# our ApplicationSet evaluator: Argo CD's own plugin generator and template rendering (issue 5)
+build_appset_eval() {
+  build_in_module appset-eval "$ARGOCD_VERSION" argocd ./cmd/appset-eval
+}
+
 ETCD_VERSION=v3.6.4
 build_etcd() {
   build_in_module etcd "$ETCD_VERSION" etcd go.etcd.io/etcd/server/v3
@@ -94,5 +104,5 @@ build_monitoring_validate() {
 }
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate etcd kube_apiserver argocd)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate etcd kube_apiserver argocd argocd_notify_eval appset_eval)
 for t in "${tools[@]}"; do "build_${t//-/_}"; done

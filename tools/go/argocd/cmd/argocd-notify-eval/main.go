@@ -1,0 +1,293 @@
+// Command argocd-notify-eval evaluates notification triggers and renders their templates for one
+// Application exactly like Argo CD's notifications controller: the ConfigMap is parsed by the
+// notifications engine, the expression variables come from Argo CD's own settings package, and
+// templates are rendered through the engine's API into a capturing service.
+//
+//	argocd-notify-eval --configmap CM.yaml --app APP.(json|yaml) [--trigger NAME ...]
+//
+// Prints a JSON array with one entry per condition of each trigger. A runtime error in a `when` or
+// `oncePer` expression, or in a template, is reported as "error" in the entry and makes the exit
+// code 1. Usage errors and unreadable input exit with 2.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/argoproj/notifications-engine/pkg/api"
+	"github.com/argoproj/notifications-engine/pkg/controller"
+	"github.com/argoproj/notifications-engine/pkg/services"
+	"github.com/argoproj/notifications-engine/pkg/subscriptions"
+	"github.com/argoproj/notifications-engine/pkg/triggers"
+	log "github.com/sirupsen/logrus"
+	corev1 "k8s.io/api/core/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/util/notification/expression/shared"
+	"github.com/argoproj/argo-cd/v3/util/notification/settings"
+)
+
+// captureService is registered like any other notification service; Send keeps the rendered
+// notification instead of delivering it.
+const captureService = "capture"
+
+type capture struct{ last *services.Notification }
+
+func (c *capture) Send(n services.Notification, _ services.Destination) error {
+	c.last = &n
+	return nil
+}
+
+// noRepoServer stands in for the repo-server behind the `repo.*` expression helpers: this tool
+// runs without one, so those helpers fail loudly instead of inventing commit metadata.
+type noRepoServer struct{}
+
+var errNoRepoServer = errors.New("repo.* helpers need an Argo CD repo-server, which argocd-notify-eval does not have")
+
+func (noRepoServer) GetCommitMetadata(context.Context, string, string, string) (*shared.CommitMetadata, error) {
+	return nil, errNoRepoServer
+}
+
+func (noRepoServer) GetAppDetails(context.Context, *v1alpha1.Application) (*shared.AppDetail, error) {
+	return nil, errNoRepoServer
+}
+
+// errorHook collects what the engine logs at error level: the trigger service logs (and then
+// treats as false) a failing `when` instead of returning it.
+type errorHook struct{ messages []string }
+
+func (h *errorHook) Levels() []log.Level { return []log.Level{log.ErrorLevel} }
+
+func (h *errorHook) Fire(e *log.Entry) error {
+	h.messages = append(h.messages, e.Message)
+	return nil
+}
+
+type destination struct {
+	Service   string `json:"service"`
+	Recipient string `json:"recipient"`
+	// StateKey is the key the controller stores in notified.notifications.argoproj.io.
+	StateKey string `json:"stateKey"`
+}
+
+type entry struct {
+	Trigger      string                     `json:"trigger"`
+	Condition    int                        `json:"condition"`
+	Key          string                     `json:"key"`
+	Triggered    bool                       `json:"triggered"`
+	OncePer      string                     `json:"oncePer"`
+	Templates    []string                   `json:"templates"`
+	Rendered     map[string]json.RawMessage `json:"rendered"`
+	Destinations []destination              `json:"destinations"`
+	Error        string                     `json:"error,omitempty"`
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("argocd-notify-eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cmPath := fs.String("configmap", "", "argocd-notifications-cm as YAML or JSON")
+	appPath := fs.String("app", "", "the Application as YAML or JSON")
+	var names stringList
+	fs.Var(&names, "trigger", "trigger to evaluate (repeatable; default: every trigger in the ConfigMap)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *cmPath == "" || *appPath == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: argocd-notify-eval --configmap CM.yaml --app APP.(json|yaml) [--trigger NAME ...]")
+		return 2
+	}
+	cm := &corev1.ConfigMap{}
+	if err := readInto(*cmPath, cm); err != nil {
+		fmt.Fprintf(stderr, "error: --configmap %s: %v\n", *cmPath, err)
+		return 2
+	}
+	app := map[string]any{}
+	if err := readInto(*appPath, &app); err != nil {
+		fmt.Fprintf(stderr, "error: --app %s: %v\n", *appPath, err)
+		return 2
+	}
+
+	log.SetOutput(io.Discard)
+	hook := &errorHook{}
+	log.AddHook(hook)
+
+	entries, err := evaluate(cm, app, names, hook)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 1
+	}
+	out, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, string(out))
+	failed := 0
+	for _, e := range entries {
+		if e.Error != "" {
+			failed++
+			fmt.Fprintf(stderr, "error: %s condition %d: %s\n", e.Trigger, e.Condition, e.Error)
+		}
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// readInto decodes YAML or JSON; numbers become int64 where whole, as in the controller's
+// unstructured objects.
+func readInto(path string, into any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return err
+	}
+	if string(js) == "null" {
+		return errors.New("empty document")
+	}
+	return utiljson.Unmarshal(js, into)
+}
+
+func evaluate(cm *corev1.ConfigMap, app map[string]any, names []string, hook *errorHook) ([]entry, error) {
+	secret := &corev1.Secret{}
+	cfg, err := api.ParseConfig(cm, secret)
+	if err != nil {
+		return nil, fmt.Errorf("parse ConfigMap: %w", err)
+	}
+	factory := settings.GetFactorySettings(noRepoServer{}, "argocd-notifications-secret", "argocd-notifications-cm", false)
+	getVars, err := factory.InitGetVars(cfg, cm, secret)
+	if err != nil {
+		return nil, fmt.Errorf("init variables: %w", err)
+	}
+	engine, err := api.NewAPI(*cfg, getVars)
+	if err != nil {
+		return nil, fmt.Errorf("compile triggers/templates: %w", err)
+	}
+	sink := &capture{}
+	engine.AddNotificationService(captureService, sink)
+
+	if len(names) == 0 {
+		for name := range cfg.Triggers {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+	}
+	dests := subscribedDestinations(app, cfg)
+
+	var entries []entry
+	for _, name := range names {
+		conditions, ok := cfg.Triggers[name]
+		if !ok {
+			return nil, fmt.Errorf("trigger %q is not in the ConfigMap", name)
+		}
+		results, err := engine.RunTrigger(name, app)
+		if err != nil {
+			return nil, err
+		}
+		for i, cr := range results {
+			e := entry{
+				Trigger: name, Condition: i, Key: cr.Key, Triggered: cr.Triggered, OncePer: cr.OncePer,
+				Templates: cr.Templates, Rendered: map[string]json.RawMessage{}, Destinations: []destination{},
+			}
+			if e.Templates == nil {
+				e.Templates = []string{}
+			}
+			// Attribute engine errors to this condition by evaluating it alone through the same service.
+			e.Error = conditionError(name, conditions[i], getVars(app, services.Destination{}), hook)
+			for _, d := range sortedDestinations(dests[name]) {
+				e.Destinations = append(e.Destinations, destination{
+					Service: d.Service, Recipient: d.Recipient,
+					StateKey: controller.StateItemKey(false, "", name, cr, d),
+				})
+			}
+			if cr.Triggered {
+				for _, tmpl := range cr.Templates {
+					sink.last = nil
+					if err := engine.Send(app, []string{tmpl}, services.Destination{Service: captureService}); err != nil {
+						e.Error = joinErr(e.Error, fmt.Sprintf("template %s: %v", tmpl, err))
+						continue
+					}
+					raw, err := json.Marshal(sink.last)
+					if err != nil {
+						return nil, err
+					}
+					e.Rendered[tmpl] = raw
+				}
+			}
+			entries = append(entries, e)
+		}
+	}
+	return entries, nil
+}
+
+func conditionError(name string, condition triggers.Condition, vars map[string]any, hook *errorHook) string {
+	single, err := triggers.NewService(map[string][]triggers.Condition{name: {condition}})
+	if err != nil {
+		return err.Error()
+	}
+	hook.messages = nil
+	if _, err := single.Run(name, vars); err != nil {
+		return err.Error()
+	}
+	return strings.Join(hook.messages, "; ")
+}
+
+// subscribedDestinations resolves destinations like the controller: global subscriptions from the
+// ConfigMap plus the Application's subscription annotations (notifications-engine pkg/subscriptions).
+func subscribedDestinations(app map[string]any, cfg *api.Config) services.Destinations {
+	meta, _ := app["metadata"].(map[string]any)
+	dests := cfg.GetGlobalDestinations(stringMap(meta["labels"]))
+	dests.Merge(subscriptions.NewAnnotations(stringMap(meta["annotations"])).GetDestinations(cfg.DefaultTriggers, cfg.ServiceDefaultTriggers))
+	return dests.Dedup()
+}
+
+func sortedDestinations(in []services.Destination) []services.Destination {
+	out := append([]services.Destination(nil), in...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Service != out[j].Service {
+			return out[i].Service < out[j].Service
+		}
+		return out[i].Recipient < out[j].Recipient
+	})
+	return out
+}
+
+func stringMap(v any) map[string]string {
+	m, _ := v.(map[string]any)
+	out := make(map[string]string, len(m))
+	for k, val := range m {
+		if s, ok := val.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
