@@ -1,0 +1,139 @@
+"""The live source: the Application and Events read through the ``kubernetes`` client (core/kube.py).
+
+What is listed, and where:
+- the Application (``argoproj.io/v1alpha1``) in ``--namespace``;
+- its Events there (field selector ``involvedObject.kind=Application,involvedObject.name=APP``);
+- the cluster Secrets in the controller's namespace, to find the destination's Secret, and that
+  Secret's Events (our ``Cluster*`` reasons);
+- with ``--include-resources``, every Event of the namespaces the app deploys to, on the
+  destination cluster, reached with the cluster Secret's credentials (in-cluster: the same client).
+
+Lists are paged (``limit``/``continue``) and read as raw JSON, so the same readers serve files and
+the API alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
+from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
+from argocd_lifecycle.notifications.timeline.application import AppState, read_application
+from argocd_lifecycle.notifications.timeline.build import Gathered, Request
+from argocd_lifecycle.notifications.timeline.clusters import (
+    IN_CLUSTER_SERVER,
+    destination_secrets,
+    read_cluster_secrets,
+)
+from argocd_lifecycle.notifications.timeline.events import KubeEvent, read_event
+from argocd_lifecycle.notifications.timeline.model import TimelineInputError
+
+PAGE = 500
+#: opens a client for a destination cluster from its Secret (raw Secret JSON)
+DestinationConnector = Callable[[Mapping[str, Any]], Kube]
+
+
+def _pages(kube: Kube, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Mapping[str, Any]]:
+    token = None
+    while True:
+        page = kube.call(what, fn, *args, limit=PAGE, _continue=token, **kwargs)
+        items = page.get("items") or []
+        if not isinstance(items, list):
+            raise TimelineInputError(f"{what}: the API answered a list without items")
+        yield from items
+        token = (page.get("metadata") or {}).get("continue")
+        if not token:
+            return
+
+
+def list_events(kube: Kube, namespace: str, field_selector: str = "") -> list[KubeEvent]:
+    what = f"list Events in namespace {namespace} on {kube.host}"
+    kwargs = {"field_selector": field_selector} if field_selector else {}
+    return [
+        read_event(item, f"{what}: item {i}")
+        for i, item in enumerate(_pages(kube, what, kube.core.list_namespaced_event, namespace, **kwargs))
+    ]
+
+
+def get_application(kube: Kube, namespace: str, name: str) -> tuple[AppState, Mapping[str, Any]]:
+    what = f"get Application {namespace}/{name} on {kube.host}"
+    try:
+        raw = kube.call(
+            what, kube.custom.get_namespaced_custom_object, "argoproj.io", "v1alpha1", namespace, "applications", name
+        )
+    except KubeNotFound as exc:
+        raise TimelineInputError(f"application {name!r} not found in namespace {namespace!r}") from exc
+    return read_application(raw, f"Application {namespace}/{name}"), raw
+
+
+def _cluster_secrets(kube: Kube, namespace: str) -> list[Mapping[str, Any]]:
+    what = f"list cluster Secrets in namespace {namespace} on {kube.host}"
+    selector = f"{CLUSTER_SECRET_LABEL}={CLUSTER_SECRET_LABEL_VALUE}"
+    return list(_pages(kube, what, kube.core.list_namespaced_secret, namespace, label_selector=selector))
+
+
+def gather_live(kube: Kube, request: Request, connect_destination: DestinationConnector) -> Gathered:
+    app, _ = get_application(kube, request.namespace, request.app)
+    selector = f"involvedObject.kind=Application,involvedObject.name={request.app}"
+    events = list_events(kube, request.namespace, selector)
+    notes: list[str] = []
+    argocd_namespace = app.controller_namespace or request.namespace
+    raw_secrets: list[Mapping[str, Any]] = []
+    clusters: tuple[ClusterSecret, ...] | None
+    try:
+        raw_secrets = _cluster_secrets(kube, argocd_namespace)
+        parsed, skipped = read_cluster_secrets(
+            (s, f"Secret {argocd_namespace}/{(s.get('metadata') or {}).get('name')}") for s in raw_secrets
+        )
+        clusters = tuple(parsed)
+        notes += skipped
+    except KubeError as exc:
+        if exc.status not in (401, 403):
+            raise
+        clusters = None
+        notes.append(f"cluster Secrets not readable ({exc.status}): the Cluster lane is left out")
+    mine = destination_secrets(clusters or (), app.destination)
+    for secret in mine:
+        events += list_events(
+            kube,
+            secret.namespace or argocd_namespace,
+            f"involvedObject.kind=Secret,involvedObject.name={secret.secret_name}",
+        )
+    resource_events: list[KubeEvent] = []
+    if request.include_resources:
+        target = _destination(kube, app, mine, raw_secrets, connect_destination)
+        for namespace in _namespaces(app):
+            resource_events += list_events(target, namespace)
+    return Gathered(
+        app=app,
+        events=tuple(events),
+        resource_events=tuple(resource_events),
+        clusters=clusters,
+        notes=tuple(notes),
+    )
+
+
+def _namespaces(app: AppState) -> list[str]:
+    found = sorted({r.namespace for r in app.resources if r.namespace})
+    return found or ([app.destination.namespace] if app.destination.namespace else [])
+
+
+def _destination(
+    kube: Kube,
+    app: AppState,
+    mine: list[ClusterSecret],
+    raw_secrets: list[Mapping[str, Any]],
+    connect: DestinationConnector,
+) -> Kube:
+    dest = app.destination
+    if not mine and (dest.server == IN_CLUSTER_SERVER or (not dest.server and dest.name == "in-cluster")):
+        return kube
+    if not mine:
+        raise TimelineInputError(
+            f"--include-resources: no cluster Secret for destination {dest.server or dest.name!r} "
+            f"of application {app.namespace}/{app.name}"
+        )
+    by_name = {(s.get("metadata") or {}).get("name"): s for s in raw_secrets}
+    return connect(by_name[mine[0].secret_name])

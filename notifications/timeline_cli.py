@@ -1,0 +1,110 @@
+"""``argocd-lifecycle timeline APP``: what happened to an application, in order, to the second."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+
+import click
+
+from argocd_lifecycle.notifications.timeline.build import Gathered, Request, build
+from argocd_lifecycle.notifications.timeline.model import Timeline
+from argocd_lifecycle.notifications.timeline.times import parse_duration
+
+FORMATS = ("table", "json", "markdown", "svg")
+LIVE_DEFAULT_SINCE = "2h"
+
+
+def render(timeline: Timeline, output: str, tz: tzinfo | None) -> str:
+    if output == "json":
+        from argocd_lifecycle.notifications.timeline import render_json
+
+        return render_json.render(timeline)
+    if output == "svg":
+        from argocd_lifecycle.notifications.timeline import render_svg
+
+        return render_svg.render(timeline, tz)
+    from argocd_lifecycle.notifications.timeline import render_text
+
+    return render_text.markdown(timeline, tz) if output == "markdown" else render_text.table(timeline, tz)
+
+
+def _gather_live(request: Request, kubeconfig: str | None, context: str | None) -> Gathered:
+    from argocd_lifecycle.kube import KubeSettings, connect
+    from argocd_lifecycle.notifications.timeline.destination import connector
+    from argocd_lifecycle.notifications.timeline.live import gather_live
+
+    settings = KubeSettings(kubeconfig=kubeconfig, context=context)
+    return gather_live(connect(settings), request, connector(settings))
+
+
+@click.command("timeline")
+@click.argument("app")
+@click.option("-n", "--namespace", default="argocd", show_default=True, help="Namespace of the Application.")
+@click.option(
+    "--since",
+    metavar="DURATION",
+    help="Keep what happened in this window (2h, 90m, 1h30m, 7d). Live: back from now, default "
+    f"{LIVE_DEFAULT_SINCE} (the Events' usual lifetime). Files: back from the newest entry, default no window.",
+)
+@click.option(
+    "--include-resources",
+    is_flag=True,
+    help="Add the Events of the app's managed resources (and the Pods/ReplicaSets they create).",
+)
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--from-file",
+    "from_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, readable=True, path_type=Path),
+    help="Read `kubectl get events|application|secret -o json` output instead of a cluster (repeatable).",
+)
+@click.option("--kubeconfig", type=click.Path(exists=True, dir_okay=False), help="Live: kubeconfig file.")
+@click.option("--context", help="Live: kubeconfig context.")
+@click.option("--utc", is_flag=True, help="Print times in UTC instead of the local time zone.")
+def timeline(
+    *,
+    app: str,
+    namespace: str,
+    since: str | None,
+    include_resources: bool,
+    output: str,
+    from_files: tuple[Path, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    utc: bool,
+) -> None:
+    """Rebuild what happened to Application APP from Kubernetes Events and Argo CD's status.
+
+    Lanes: Operation (syncs, actions, deployments from status.history), Sync, Health, Resource
+    (the app's objects, with --include-resources) and Cluster (argocd-lifecycle's Cluster* Events
+    on the destination's cluster Secret). A merged Event (count > 1) is a span whose inner
+    timestamps Kubernetes did not keep.
+    """
+    if from_files and (kubeconfig or context):
+        raise click.UsageError("--from-file reads files only: drop --kubeconfig/--context")
+    since_text = since if since is not None else (None if from_files else LIVE_DEFAULT_SINCE)
+    try:
+        window = parse_duration(since_text) if since_text else None
+    except Exception as exc:
+        raise click.BadParameter(str(exc).removeprefix("--since "), param_hint="--since") from exc
+    request = Request(
+        app=app,
+        namespace=namespace,
+        include_resources=include_resources,
+        since=window,
+        since_text=since_text,
+        now=None if from_files else datetime.now(UTC),
+    )
+    if from_files:
+        from argocd_lifecycle.notifications.timeline.files import gather, read_files
+
+        gathered = gather(read_files(from_files), request)
+    else:
+        gathered = _gather_live(request, kubeconfig, context)
+    result = build(request, gathered)
+    text = render(result, output, UTC if utc else None)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(text, nl=False)
