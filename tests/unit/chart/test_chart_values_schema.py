@@ -1,0 +1,115 @@
+"""values.schema.json: accepts the defaults and every ci scenario, covers every key, rejects bad values."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+CHART = Path(__file__).resolve().parents[3] / "charts" / "argocd-lifecycle"
+SCHEMA = json.loads((CHART / "values.schema.json").read_text())
+DEFAULTS = yaml.safe_load((CHART / "values.yaml").read_text())
+VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+
+
+def merged(override: dict[str, Any]) -> dict[str, Any]:
+    def merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+        out = copy.deepcopy(base)
+        for k, v in top.items():
+            out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        return out
+
+    return merge(DEFAULTS, override)
+
+
+def errors(values: dict[str, Any]) -> list[str]:
+    return sorted(f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in VALIDATOR.iter_errors(values))
+
+
+def test_schema_is_valid_draft7() -> None:
+    jsonschema.Draft7Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("scenario", sorted(p.name for p in (CHART / "ci").glob("*-values.yaml")))
+def test_defaults_and_scenarios_are_accepted(scenario: str) -> None:
+    assert errors(DEFAULTS) == []
+    assert errors(merged(yaml.safe_load((CHART / "ci" / scenario).read_text()) or {})) == []
+
+
+def schema_paths(schema: dict[str, Any], prefix: str = "") -> set[str]:
+    out = set()
+    for key, sub in (schema.get("properties") or {}).items():
+        path = f"{prefix}{key}"
+        out.add(path)
+        out |= schema_paths(sub, path + ".")
+    return out
+
+
+def value_paths(values: dict[str, Any], prefix: str = "") -> set[str]:
+    out = set()
+    for key, value in values.items():
+        path = f"{prefix}{key}"
+        out.add(path)
+        if isinstance(value, dict) and value:
+            out |= value_paths(value, path + ".")
+    return out
+
+
+def test_every_value_is_in_the_schema() -> None:
+    free_form = ("global.podSecurityContext.", "global.containerSecurityContext.", "receiver.config.")
+    # resource quantities are a map of names to quantities, checked by additionalProperties
+    missing = {
+        p
+        for p in value_paths(DEFAULTS) - schema_paths(SCHEMA)
+        if not p.startswith(free_form) and ".resources.requests." not in p and ".resources.limits." not in p
+    }
+    assert missing == set()
+    assert set(SCHEMA["properties"]) == set(DEFAULTS)
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ({"replicaCount": 2}, ": Additional properties are not allowed ('replicaCount' was unexpected)"),
+        ({"generator": {"replicas": "2"}}, "generator.replicas: '2' is not of type 'integer'"),
+        ({"generator": {"replicas": 0}}, "generator.replicas: 0 is less than the minimum of 1"),
+        ({"generator": {"probeInterval": 10}}, "generator.probeInterval: 10 is not of type 'string'"),
+        (
+            {"generator": {"servicee": {}}},
+            "generator: Additional properties are not allowed ('servicee' was unexpected)",
+        ),
+        ({"global": {"image": {"tag": "latest"}}}, "global.image.tag: 'latest' should not be valid"),
+        (
+            {"pluginGenerator": {"requestTimeout": "10s"}},
+            "pluginGenerator.requestTimeout: '10s' is not of type 'integer'",
+        ),
+        ({"receiver": {"state": {"type": "etcd"}}}, "receiver.state.type: 'etcd' is not one of ['sqlite', 'redis']"),
+        (
+            {"receiver": {"state": {"redis": {"url": "http://x"}}}},
+            "receiver.state.redis.url: 'http://x' does not match",
+        ),
+        (
+            {"notifications": {"apply": {"enabled": "yes"}}},
+            "notifications.apply.enabled: 'yes' is not of type 'boolean'",
+        ),
+        (
+            {"prometheusRule": {"unreachableFor": "five minutes"}},
+            "prometheusRule.unreachableFor: 'five minutes' does not",
+        ),
+        ({"receiver": {"enabled": True}}, "receiver.config.receivers: [] should be non-empty"),
+        ({"receiver": {"replicas": 3}}, "receiver.replicas: 3 is greater than the maximum of 1"),
+    ],
+)
+def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expected: str) -> None:
+    found = errors(merged(override))
+    assert any(e.startswith(expected) for e in found), found
+
+
+def test_redis_allows_several_receivers() -> None:
+    values = merged({"receiver": {"replicas": 3, "state": {"type": "redis", "redis": {"url": "redis://r:6379/0"}}}})
+    assert errors(values) == []
