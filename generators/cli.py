@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import socket
 import uuid
 from dataclasses import dataclass
@@ -83,6 +84,10 @@ def _secret_file(path: Path | None, url: str) -> bytes:
     if not secret:
         raise ConfigError(f"--receiver-secret-file {path}: the file is empty")
     return secret
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 @click.group()
@@ -174,8 +179,12 @@ def serve(**opts: Any) -> None:
         policy_file=opts["policy_file"],
     )
     logs.setup(settings.log_level)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per probe request is noise
     from argocd_lifecycle.generators.runner import run
 
+    # uvicorn handles SIGTERM itself, then re-raises it once the server has stopped: that re-raise
+    # lands here and ends the process with status 0, as a requested shutdown should
+    signal.signal(signal.SIGTERM, _terminated)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run(settings, service))
     log.info("stopped (pid %d)", os.getpid())

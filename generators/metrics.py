@@ -23,7 +23,7 @@ def error_kind(result: ProbeResult) -> str:
         return "tls"
     if "HTTP 401" in text or "HTTP 403" in text:
         return "auth"
-    if "ConnectError" in text:
+    if "connect:" in text or "ConnectError" in text:
         return "connect"
     return "error"
 

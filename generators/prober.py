@@ -93,17 +93,21 @@ def build_client(cluster: ClusterSecret, settings: ProberSettings) -> httpx.Asyn
 
 
 def _describe(exc: httpx.HTTPError) -> str:
-    cause: BaseException = exc
-    while cause.__cause__ is not None or cause.__context__ is not None:
-        cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+    """The root cause in a few words: ``TLS: ...``, ``connect: Connection refused``, ``timeout``."""
+    cause: BaseException | None = exc
+    while cause is not None:
         if isinstance(cause, ssl.SSLCertVerificationError):
             return f"TLS: {cause.verify_message or cause.reason}"
         if isinstance(cause, ssl.SSLError):
             return f"TLS: {cause.reason or cause}"
+        if isinstance(cause, OSError) and cause.errno is not None:
+            # asyncio's strerror carries the address; the errno's own text is the useful part
+            text = os.strerror(cause.errno) if cause.errno > 0 else (cause.strerror or str(cause))
+            return f"connect: {text}"
+        cause = cause.__cause__ or cause.__context__
     if isinstance(exc, httpx.TimeoutException):
         return f"timeout ({type(exc).__name__})"
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"
+    return f"{type(exc).__name__}: {exc or type(exc).__name__}"
 
 
 async def _get(client: httpx.AsyncClient, path: str, sni: str, params: dict[str, Any] | None = None) -> httpx.Response:

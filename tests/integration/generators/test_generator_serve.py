@@ -1,0 +1,131 @@
+"""``argocd-lifecycle generator serve --clusters-from DIR`` as a process: phases of live and dead clusters."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from argocd_lifecycle.cli import cli, main
+from tests.integration.generators.loopback import LoopbackCluster, cluster_secret, free_port
+
+ARGV = [sys.executable, "-m", "argocd_lifecycle", "generator", "serve"]
+
+
+def _write(folder: Path, name: str, obj: dict) -> None:
+    (folder / f"{name}.yaml").write_text(yaml.safe_dump(obj))
+
+
+def _rows(port: int) -> dict[str, dict]:
+    try:
+        doc = httpx.get(f"http://127.0.0.1:{port}/api/v1/clusters", timeout=2).json()
+    except (httpx.HTTPError, ValueError):
+        return {}
+    return {row["name"]: row for row in doc.get("clusters", [])}
+
+
+def _until(check, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_serve_clusters_from_folder_shows_live_and_dead_clusters(tmp_path: Path) -> None:
+    secrets = tmp_path / "clusters"
+    secrets.mkdir()
+    live = LoopbackCluster(tmp_path / "pki", "live").start()
+    late = LoopbackCluster(tmp_path / "pki", "late").start()
+    dead_port = free_port()  # nothing listens here
+    _write(secrets, "live", live.secret())
+    _write(secrets, "dead", cluster_secret("dead", f"https://127.0.0.1:{dead_port}", "t", live.ca.pem))
+    (secrets / "broken.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: x\n")
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            *ARGV,
+            "--clusters-from",
+            str(secrets),
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--insecure-no-auth",
+            "--probe-interval",
+            "200ms",
+            "--ready-after",
+            "2",
+            "--unreachable-after",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        rows = _until(lambda: (r := _rows(port)) and r.get("live", {}).get("phase") == "Ready" and r, "live Ready")
+        assert rows["live"]["kubernetesVersion"] == "1.29.3" and rows["live"]["nodesReady"] == 3
+        assert rows["live"]["certificateExpiresAt"]
+        dead = _until(
+            lambda: "refused" in _rows(port).get("dead", {}).get("message", "") and _rows(port)["dead"], "dead"
+        )
+        assert dead["phase"] == "Pending"  # never passed the gate: stays Pending, with the reason
+
+        _write(secrets, "late", late.secret())  # a new file is picked up without a restart
+        _until(lambda: _rows(port).get("late", {}).get("phase") == "Ready", "late Ready")
+
+        live.stop()
+        _until(lambda: _rows(port).get("live", {}).get("phase") == "Unreachable", "live Unreachable")
+        (secrets / "late.yaml").unlink()
+        _until(lambda: "late" not in _rows(port), "late removed")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        live.stop()
+        late.stop()
+    assert proc.returncode == 0, err
+    assert out == ""  # results only on the HTTP API; logs on stderr
+    assert "broken.yaml" in err and "ClusterUnreachable" in err
+    assert live.sim.token not in err and late.sim.token not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--probe-interval", "soon"], "is not a duration"),
+        (["--listen", "nowhere"], "expected HOST:PORT"),
+        (["--min-nodes-ready", "120"], "between 0 and 100"),
+        (["--receiver-url", "http://127.0.0.1:9/v1/events/lifecycle"], "--receiver-secret-file"),
+    ],
+)
+def test_serve_rejects_bad_flags_with_one_message(tmp_path: Path, capsys, args: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["generator", "serve", "--clusters-from", str(tmp_path), "--insecure-no-auth", *args])
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and "Traceback" not in captured.err and captured.out == ""
+
+
+def test_serve_help_lists_the_flags() -> None:
+    result = CliRunner().invoke(cli, ["generator", "serve", "--help"])
+    assert result.exit_code == 0
+    out = result.stdout
+    for flag in (
+        "--clusters-from",
+        "--kubeconfig",
+        "--namespace",
+        "--listen",
+        "--probe-interval",
+        "--ready-after",
+        "--unreachable-after",
+        "--token-file",
+    ):
+        assert flag in out
