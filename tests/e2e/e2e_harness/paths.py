@@ -1,0 +1,76 @@
+"""Where the harness finds the repository, the built upstream tools and Argo CD's own manifests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+from .procs import HarnessError
+
+REPO = Path(__file__).resolve().parents[3]
+ARTIFACTS = REPO / "test-artifacts" / "e2e"
+VENV_BIN = REPO / ".venv" / "bin"
+ARGOCD_MODULE = "github.com/argoproj/argo-cd/v3"
+
+
+@cache
+def tools_bin() -> Path:
+    out = subprocess.run([str(REPO / "tools" / "build.sh"), "--path"], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+def tool(name: str) -> Path:
+    """A pinned upstream binary built by tools/build.sh; a clear failure when it was not built."""
+    path = tools_bin() / name
+    if not os.access(path, os.X_OK):
+        build_name = name.replace("-", "_")
+        raise HarnessError(f"{name} is not built ({path} missing): run `make tools` or `tools/build.sh {build_name}`")
+    return path
+
+
+def system_binary(name: str, package: str) -> Path:
+    found = shutil.which(name)
+    if not found:
+        raise HarnessError(f"{name} not found on PATH: install the Debian package {package} (make system)")
+    return Path(found)
+
+
+def our_cli() -> Path:
+    path = VENV_BIN / "argocd-lifecycle"
+    if not os.access(path, os.X_OK):
+        raise HarnessError(f"{path} missing: run `make install`")
+    return path
+
+
+@cache
+def argocd_source() -> Path:
+    """Argo CD's module folder in the Go module cache (manifests/crds, manifests/base): read, never copied."""
+    moddir = REPO / "tools" / "go" / "argocd"
+    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+    try:
+        subprocess.run(
+            ["go", "mod", "download", ARGOCD_MODULE],
+            cwd=moddir,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        out = subprocess.run(
+            ["go", "list", "-m", "-f", "{{.Dir}}", ARGOCD_MODULE],
+            cwd=moddir,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", "") or str(exc)
+        raise HarnessError(f"cannot locate {ARGOCD_MODULE} in the Go module cache: {detail.strip()}") from exc
+    path = Path(out.stdout.strip())
+    if not (path / "manifests" / "crds").is_dir():
+        raise HarnessError(f"{path} holds no manifests/crds: is {ARGOCD_MODULE} downloaded?")
+    return path
