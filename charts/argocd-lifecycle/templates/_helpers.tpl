@@ -162,12 +162,12 @@ readinessProbe:
   failureThreshold: {{ .probes.failureThreshold }}
 {{- end -}}
 
-{{/* URL of the receiver's Argo CD endpoint, for the notifications webhook service. */}}
+{{/* Base URL of the receiver for the notifications webhook service (the templates add the path). */}}
 {{- define "argocd-lifecycle.notifications.webhookUrl" -}}
 {{- if .Values.notifications.webhookService.url -}}
 {{- .Values.notifications.webhookService.url -}}
 {{- else if .Values.receiver.enabled -}}
-{{- printf "http://%s.%s.svc:%d/v1/events/argocd" (include "argocd-lifecycle.receiver.fullname" .) (include "argocd-lifecycle.namespace" .) (int .Values.receiver.service.port) -}}
+{{- printf "http://%s.%s.svc:%d" (include "argocd-lifecycle.receiver.fullname" .) (include "argocd-lifecycle.namespace" .) (int .Values.receiver.service.port) -}}
 {{- end -}}
 {{- end -}}
 

@@ -72,6 +72,6 @@ def test_notes_follow_the_enabled_parts(tmp_path: Path) -> None:
     everything = notes(tmp_path / "b", values=("all-enabled-values.yaml",))
     assert "A post-install/upgrade Job server-side-applies them into argocd-notifications-cm" in everything
     assert "kubectl -n argocd get secret argocd-lifecycle-receiver-inbound" in everything
-    assert "argocd-lifecycle-receiver-token" in everything
+    assert "argocd-lifecycle-token" in everything
     other_ns = notes(tmp_path / "c", namespace="gitops")
     assert "This must be the namespace where Argo CD runs" in other_ns

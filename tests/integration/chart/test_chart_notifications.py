@@ -44,10 +44,10 @@ def test_only_our_keys_and_the_receiver_webhook(tmp_path: Path) -> None:
     assert data["template.cluster-unreachable"] == CATALOG["data"]["template.cluster-unreachable"]
     service = yaml.safe_load(data["service.webhook.argocd-lifecycle"])
     assert service == {
-        "url": f"http://argocd-lifecycle-receiver.{NAMESPACE}.svc:8080/v1/events/argocd",
+        "url": f"http://argocd-lifecycle-receiver.{NAMESPACE}.svc:8080",
         "headers": [
             {"name": "Content-Type", "value": "application/json"},
-            {"name": "Authorization", "value": "Bearer $argocd-lifecycle-receiver-token"},
+            {"name": "Authorization", "value": "Bearer $argocd-lifecycle-token"},
         ],
     }
     applied = yaml.safe_load(one(docs, "ConfigMap", "argocd-lifecycle-notifications-apply")["data"]["apply.yaml"])
