@@ -83,9 +83,12 @@ build_kube_apiserver() {
   build_in_module kube-apiserver "$KUBE_VERSION" kube k8s.io/kubernetes/cmd/kube-apiserver "$x"
 }
 
+# helm's release Makefile stamps the Kubernetes version of its client libraries (1.33 for 3.18) as the
+# default --kube-version; without it a plain build assumes 1.20. The cache key carries it too.
+HELM_K8S_MINOR=33
 build_helm() {
-  install_go helm "$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" \
-    "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+  install_go helm "$HELM_VERSION-k8s1.$HELM_K8S_MINOR" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" \
+    "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
 }
 build_kustomize() {
   install_go kustomize "$KUSTOMIZE_VERSION" "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
