@@ -67,9 +67,13 @@ def _render_sources(paths: tuple[str, ...], target: tuple[int, int]) -> list[tup
     """Render each application folder as the plugin would; (label, [(document, object)])."""
     from argocd_lifecycle.plugin.generate import render_manifests
     from argocd_lifecycle.plugin.settings import PluginSettings
+    from argocd_lifecycle.plugin.validate import api_versions_at
 
     out = []
     environ = {k: v for k, v in os.environ.items() if k.startswith(("ARGOCD_", "KUBE_API_VERSIONS"))}
+    if "KUBE_API_VERSIONS" not in environ:
+        # what a cluster of that version serves, so Helm's Capabilities checks render as they would there
+        environ["KUBE_API_VERSIONS"] = ",".join(api_versions_at(target))
     for raw in paths:
         app_dir = Path(raw)
         env = {"ARGOCD_APP_NAME": app_dir.resolve().name, **environ}

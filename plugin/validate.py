@@ -31,6 +31,10 @@ _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
 _Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
 
 
+#: wire types every group version lists in the schemas; a cluster's API list never has them
+_NOT_RESOURCES = frozenset(("DeleteOptions", "WatchEvent"))
+
+
 def _schemas() -> Any:
     return importlib.resources.files(PACKAGE) / "kubernetes-json-schema"
 
@@ -52,6 +56,25 @@ def schema_release(target: tuple[int, int]) -> tuple[int, int]:
         raise RenderError(f"{PACKAGE} ships no schemas: reinstall it")
     older = [r for r in releases if r <= target]
     return older[-1] if older else releases[0]
+
+
+@functools.cache
+def api_versions_at(target: tuple[int, int]) -> tuple[str, ...]:
+    """Built-in ``group/version`` and ``group/version/Kind`` entries of the bundled release for ``target``,
+    in KUBE_API_VERSIONS form (empty for targets older than the oldest bundled release)."""
+    release = schema_release(target)
+    if release > target:
+        return ()
+    folder = _schemas() / f"v{release[0]}.{release[1]}.0-local"
+    definitions = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
+    out: set[str] = set()
+    for schema in definitions.values():
+        for gvk in schema.get("x-kubernetes-group-version-kind", []):
+            if gvk["kind"] in _NOT_RESOURCES or gvk["kind"].endswith("List"):
+                continue
+            group_version = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+            out.update((group_version, f"{group_version}/{gvk['kind']}"))
+    return tuple(sorted(out))
 
 
 def _file_name(api_version: str, kind: str) -> str:

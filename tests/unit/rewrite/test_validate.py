@@ -65,3 +65,13 @@ def test_agrees_with_kubernetes_validate_itself(version: tuple[int, int]) -> Non
     kubernetes_validate.validate(good, f"{version[0]}.{version[1]}", strict=True)
     assert validate_objects([("bad", bad)], version).problems
     assert not validate_objects([("good", good)], version).problems
+
+
+def test_api_versions_at_a_release_look_like_kube_api_versions() -> None:
+    from argocd_lifecycle.plugin.validate import api_versions_at
+
+    listed = api_versions_at((1, 25))
+    assert {"v1", "v1/ConfigMap", "policy/v1", "policy/v1/PodDisruptionBudget", "batch/v1/CronJob"} <= set(listed)
+    assert "policy/v1beta1/PodDisruptionBudget" not in listed and "batch/v1beta1/CronJob" not in listed
+    assert not any(e.endswith(("/DeleteOptions", "/WatchEvent", "List")) for e in listed)
+    assert api_versions_at((1, 20)) == ()  # older than any bundled release: unknown
