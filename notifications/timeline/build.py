@@ -57,10 +57,10 @@ class Request:
 
 
 def _unique(events: Iterable[KubeEvent]) -> list[KubeEvent]:
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, datetime]] = set()
     out = []
     for event in events:
-        key = (event.namespace, event.name, event.first.isoformat())
+        key = (event.namespace, event.name, event.first)
         if event.name and key in seen:
             continue
         seen.add(key)
