@@ -94,6 +94,8 @@ def build_client(cluster: ClusterSecret, settings: ProberSettings) -> httpx.Asyn
 
 def _describe(exc: httpx.HTTPError) -> str:
     """The root cause in a few words: ``TLS: ...``, ``connect: Connection refused``, ``timeout``."""
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timeout ({type(exc).__name__})"
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, ssl.SSLCertVerificationError):
@@ -105,8 +107,6 @@ def _describe(exc: httpx.HTTPError) -> str:
             text = os.strerror(cause.errno) if cause.errno > 0 else (cause.strerror or str(cause))
             return f"connect: {text}"
         cause = cause.__cause__ or cause.__context__
-    if isinstance(exc, httpx.TimeoutException):
-        return f"timeout ({type(exc).__name__})"
     return f"{type(exc).__name__}: {exc or type(exc).__name__}"
 
 

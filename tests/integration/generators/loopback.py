@@ -12,6 +12,7 @@ import base64
 import datetime as dt
 import ipaddress
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -59,10 +60,12 @@ class CertAuthority:
         )
         self.pem = self.cert.public_bytes(serialization.Encoding.PEM)
 
-    def issue(self, cn: str, *, dns: tuple[str, ...] = (), days: int = 90, server: bool = True) -> tuple[bytes, bytes]:
+    def issue(
+        self, cn: str, *, dns: tuple[str, ...] = (), days: int = 90, server: bool = True, ip_san: bool = True
+    ) -> tuple[bytes, bytes]:
         key = ec.generate_private_key(ec.SECP256R1())
         now = dt.datetime.now(dt.UTC)
-        names: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+        names: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))] if ip_san else []
         names += [x509.DNSName(d) for d in dns]
         builder = (
             x509.CertificateBuilder()
@@ -91,6 +94,8 @@ class SimCluster:
     readyz_ok: bool = True
     delay: float = 0.0
     requests: int = 0
+    #: when set, HTTP basic auth instead of the bearer token; a token of "" means TLS client auth only
+    basic: tuple[str, str] | None = None
 
     def upgrade(self, control_plane: str, kubelets: list[str] | None = None) -> None:
         self.git_version = control_plane
@@ -125,7 +130,11 @@ async def _answer(request: Request, sim: SimCluster | None, what: str) -> Respon
     if sim is None:
         return JSONResponse({"kind": "Status", "code": 404}, status_code=404)
     sim.requests += 1
-    if request.headers.get("authorization") != f"Bearer {sim.token}":
+    if sim.basic is not None:
+        expected: str | None = "Basic " + base64.b64encode(":".join(sim.basic).encode()).decode()
+    else:
+        expected = f"Bearer {sim.token}" if sim.token else None
+    if expected is not None and request.headers.get("authorization") != expected:
         return JSONResponse({"kind": "Status", "code": 401, "reason": "Unauthorized"}, status_code=401)
     if sim.delay:
         await anyio.sleep(sim.delay)
@@ -161,8 +170,16 @@ def free_port() -> int:
 class ServerThread:
     """uvicorn in a thread on a fixed loopback port; stop() and start() again reuse the port."""
 
-    def __init__(self, app: Any, port: int, *, certfile: Path | None = None, keyfile: Path | None = None) -> None:
-        self.app, self.port, self.certfile, self.keyfile = app, port, certfile, keyfile
+    def __init__(
+        self,
+        app: Any,
+        port: int,
+        *,
+        certfile: Path | None = None,
+        keyfile: Path | None = None,
+        client_ca: Path | None = None,
+    ) -> None:
+        self.app, self.port, self.certfile, self.keyfile, self.client_ca = app, port, certfile, keyfile, client_ca
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -177,6 +194,8 @@ class ServerThread:
             timeout_keep_alive=120,
             ssl_certfile=str(self.certfile) if self.certfile else None,
             ssl_keyfile=str(self.keyfile) if self.keyfile else None,
+            ssl_ca_certs=str(self.client_ca) if self.client_ca else None,
+            ssl_cert_reqs=ssl.CERT_REQUIRED if self.client_ca else ssl.CERT_NONE,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -198,16 +217,30 @@ class ServerThread:
 class LoopbackCluster:
     """One simulated cluster on its own HTTPS port, with its own CA."""
 
-    def __init__(self, folder: Path, name: str, token: str = "", *, ca_days: int = 365) -> None:
-        self.sim = SimCluster(name=name, token=token or f"token-{name}")
+    def __init__(
+        self,
+        folder: Path,
+        name: str,
+        token: str | None = None,
+        *,
+        ca_days: int = 365,
+        ip_san: bool = True,
+        client_certs: bool = False,
+    ) -> None:
+        self.sim = SimCluster(name=name, token=f"token-{name}" if token is None else token)
         self.ca = CertAuthority(f"{name}-ca", days=ca_days)
-        cert, key = self.ca.issue(f"{name}-apiserver", dns=(f"{name}.clusters.test",))
+        cert, key = self.ca.issue(f"{name}-apiserver", dns=(f"{name}.clusters.test",), ip_san=ip_san)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.crt").write_bytes(cert)
         (folder / f"{name}.key").write_bytes(key)
+        (folder / f"{name}-ca.crt").write_bytes(self.ca.pem)
         self.port = free_port()
         self.server = ServerThread(
-            cluster_app(self.sim), self.port, certfile=folder / f"{name}.crt", keyfile=folder / f"{name}.key"
+            cluster_app(self.sim),
+            self.port,
+            certfile=folder / f"{name}.crt",
+            keyfile=folder / f"{name}.key",
+            client_ca=folder / f"{name}-ca.crt" if client_certs else None,
         )
 
     @property
