@@ -21,6 +21,8 @@ from .conftest import DESTINATION_TOKEN, REPO, APIServer
 
 FAILED = REPO / "tests" / "fixtures" / "timeline" / "failed-sync"
 
+pytestmark = pytest.mark.upstream
+
 CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
