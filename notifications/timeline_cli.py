@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request, build
 from argocd_lifecycle.notifications.timeline.model import Timeline
 from argocd_lifecycle.notifications.timeline.times import parse_duration
@@ -87,7 +88,7 @@ def timeline(
     since_text = since if since is not None else (None if from_files else LIVE_DEFAULT_SINCE)
     try:
         window = parse_duration(since_text) if since_text else None
-    except Exception as exc:
+    except UsageError as exc:
         raise click.BadParameter(str(exc).removeprefix("--since "), param_hint="--since") from exc
     request = Request(
         app=app,

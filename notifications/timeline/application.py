@@ -21,6 +21,7 @@ from argocd_lifecycle.notifications.timeline.model import (
     ObjectRef,
     TimelineInputError,
 )
+from argocd_lifecycle.notifications.timeline.wire import ApplicationWire
 
 APPLICATION_API = "argoproj.io/v1alpha1"
 _FAILED_RESULTS = {"SyncFailed"}
@@ -201,7 +202,7 @@ def _resource_ref(res: Mapping[str, Any], where: str) -> ObjectRef:
     return ObjectRef(text(res, "kind", where), text(res, "name", where), text(res, "namespace", where), api)
 
 
-def read_application(obj: Mapping[str, Any], where: str) -> AppState:
+def read_application(obj: ApplicationWire, where: str) -> AppState:
     meta = mapping(obj, "metadata", where)
     spec = mapping(obj, "spec", where)
     status = mapping(obj, "status", where)

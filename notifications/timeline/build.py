@@ -80,9 +80,7 @@ def _health_reported(status: Entry, events: Sequence[Entry]) -> bool:
     )
 
 
-def _resource_entries(
-    request: Request, gathered: Gathered, app_ref: ObjectRef, start: int
-) -> tuple[list[Entry], list[str]]:
+def _resource_entries(gathered: Gathered, app_ref: ObjectRef, start: int) -> tuple[list[Entry], list[str]]:
     app = gathered.app
     pool = [
         e
@@ -136,7 +134,7 @@ def build(request: Request, gathered: Gathered) -> Timeline:
     entries += cluster
     notes += cluster_notes
     if request.include_resources:
-        resources, resource_notes = _resource_entries(request, gathered, app_ref, len(entries))
+        resources, resource_notes = _resource_entries(gathered, app_ref, len(entries))
         entries += resources
         notes += resource_notes
     entries.sort(key=lambda e: (e.time, e.seq))

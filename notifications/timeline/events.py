@@ -15,6 +15,7 @@ from typing import Any
 
 from argocd_lifecycle.notifications.timeline.model import ObjectRef, TimelineInputError
 from argocd_lifecycle.notifications.timeline.times import parse_time
+from argocd_lifecycle.notifications.timeline.wire import CoreEventWire, EventsV1EventWire
 
 EVENTS_API = "events.k8s.io/"
 
@@ -90,7 +91,7 @@ def _precise(name: str, first: datetime) -> datetime:
     return first
 
 
-def read_event(obj: Mapping[str, Any], where: str) -> KubeEvent:
+def read_event(obj: CoreEventWire | EventsV1EventWire, where: str) -> KubeEvent:
     """One Event of either API. ``where`` names it in errors (``events.json: item 3``)."""
     meta = mapping(obj, "metadata", where)
     new_api = is_events_api(obj)

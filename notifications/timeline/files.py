@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from argocd_lifecycle.generators.secrets import ClusterSecret
 from argocd_lifecycle.notifications.timeline.application import AppState, read_application
@@ -20,6 +20,7 @@ from argocd_lifecycle.notifications.timeline.classify import is_about
 from argocd_lifecycle.notifications.timeline.clusters import read_cluster_secrets
 from argocd_lifecycle.notifications.timeline.events import KubeEvent, is_events_api, read_event
 from argocd_lifecycle.notifications.timeline.model import ObjectRef, TimelineInputError
+from argocd_lifecycle.notifications.timeline.wire import ApplicationWire, CoreEventWire
 
 EXPECTED = "expected Events, Argo CD Applications or cluster Secrets"
 
@@ -78,9 +79,9 @@ def read_files(paths: Sequence[Path]) -> Bundle:
         for item, where in _items(_load(path), str(path)):
             kind, api = item.get("kind"), item.get("apiVersion")
             if kind == "Event" or (not kind and ("involvedObject" in item or is_events_api(item))):
-                events.append(read_event(item, where))
+                events.append(read_event(cast(CoreEventWire, item), where))
             elif kind == "Application" and isinstance(api, str) and api.startswith("argoproj.io/"):
-                apps.append(read_application(item, where))
+                apps.append(read_application(cast(ApplicationWire, item), where))
             elif kind == "Secret":
                 secrets.append((item, where))
             else:

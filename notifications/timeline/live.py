@@ -15,7 +15,7 @@ the API alike.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from argocd_lifecycle.generators.secrets import ClusterSecret
 from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
@@ -29,6 +29,7 @@ from argocd_lifecycle.notifications.timeline.clusters import (
 )
 from argocd_lifecycle.notifications.timeline.events import KubeEvent, read_event
 from argocd_lifecycle.notifications.timeline.model import TimelineInputError
+from argocd_lifecycle.notifications.timeline.wire import ApplicationWire, CoreEventWire
 
 PAGE = 500
 #: opens a client for a destination cluster from its Secret (raw Secret JSON)
@@ -52,7 +53,7 @@ def list_events(kube: Kube, namespace: str, field_selector: str = "") -> list[Ku
     what = f"list Events in namespace {namespace} on {kube.host}"
     kwargs = {"field_selector": field_selector} if field_selector else {}
     return [
-        read_event(item, f"{what}: item {i}")
+        read_event(cast(CoreEventWire, item), f"{what}: item {i}")
         for i, item in enumerate(_pages(kube, what, kube.core.list_namespaced_event, namespace, **kwargs))
     ]
 
@@ -65,7 +66,7 @@ def get_application(kube: Kube, namespace: str, name: str) -> tuple[AppState, Ma
         )
     except KubeNotFound as exc:
         raise TimelineInputError(f"application {name!r} not found in namespace {namespace!r}") from exc
-    return read_application(raw, f"Application {namespace}/{name}"), raw
+    return read_application(cast(ApplicationWire, raw), f"Application {namespace}/{name}"), raw
 
 
 def _cluster_secrets(kube: Kube, namespace: str) -> list[Mapping[str, Any]]:

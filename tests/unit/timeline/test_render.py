@@ -14,7 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from PIL import Image
 
-from argocd_lifecycle.notifications.timeline import render_json, render_svg
+from argocd_lifecycle.notifications.timeline import chart_layout, render_json, render_svg
 from argocd_lifecycle.notifications.timeline.labels import TIMES
 from argocd_lifecycle.notifications.timeline.model import Timeline
 
@@ -116,7 +116,7 @@ def test_warnings_are_red_in_the_failed_sync_chart() -> None:
 
 
 def test_the_chart_breaks_the_time_axis_at_long_quiet_gaps() -> None:
-    segments = render_svg.segments(story("checkout").entries)
+    segments = chart_layout.segments(story("checkout").entries)
     assert len(segments) == 2  # yesterday's deployment, then today's story
     assert segments[0][1] < segments[1][0]
 
@@ -127,8 +127,8 @@ def test_svg_output_is_deterministic() -> None:
 
 
 def test_labels_group_same_steps_of_many_objects() -> None:
-    layout = render_svg.layout(list(story("checkout").entries))
-    texts = {render_svg._shown(m) for seg in layout for m in seg.lanes[render_svg.Lane.RESOURCE]}
+    layout = chart_layout.layout(list(story("checkout").entries))
+    texts = {chart_layout.shown(m) for seg in layout for m in seg.lanes[render_svg.Lane.RESOURCE]}
     assert f"Pod Pulled · Created · Started {TIMES}3" in texts
     assert f"Pod Killing {TIMES}3" in texts
     assert f"Pod Unhealthy {TIMES}4" in texts
