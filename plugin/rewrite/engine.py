@@ -68,7 +68,7 @@ class Rewriter:
     def needs(self, api_version: str | None, kind: str | None) -> bool:
         """Whether an object with this identity may change or be reported (cheap pre-check)."""
         return (
-            api_version in self.kb.api_versions
+            (api_version is not None and kind is not None and self.kb.lookup(api_version, kind) is not None)
             or (api_version, kind) in self._opt_in
             or (self.psp_gone and kind in ROLE_KINDS)
         )
@@ -84,8 +84,8 @@ class Rewriter:
             return self._list(obj, where)
         if kind in ROLE_KINDS and self.psp_gone:
             self._dead_psp_grant(obj, where)
-        if api not in self.kb.api_versions and (api, kind) not in self._opt_in:
-            return obj  # the common case: nothing known about this apiVersion
+        if self.kb.lookup(api, kind) is None and (api, kind) not in self._opt_in:
+            return obj  # the common case: nothing known about this apiVersion and kind
         decision = decide(self.kb, self.target, api, kind)
         label = self._label(obj, where)
         if decision.action is Action.CONVERT and decision.to and decision.rule:

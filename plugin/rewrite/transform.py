@@ -47,7 +47,7 @@ def rewrite_apis(manifests: list[Manifest], ctx: TransformContext) -> list[Manif
     target = target_of(settings)
     kb = rules_of(settings)
     if not target.known:
-        listed = [m for m in manifests if m.api_version in kb.api_versions]
+        listed = [m for m in manifests if kb.lookup(m.api_version, m.kind) is not None]
         if listed:  # only worth saying when an object could be affected
             ctx.diagnostics.note(
                 f"API rewrite skipped for {len(listed)} object(s) with deprecated or removed API versions "

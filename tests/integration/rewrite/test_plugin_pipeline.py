@@ -119,6 +119,9 @@ def test_unknown_target_leaves_objects_and_says_why(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert docs(result.stdout)[0]["apiVersion"] == "extensions/v1beta1"
     assert "note: API rewrite skipped for 1 object(s)" in result.stderr and "KUBE_VERSION" in result.stderr
+    # nothing to say when no object could be affected (core v1 has a rule, but only for Endpoints)
+    quiet = write(tmp_path / "quiet", {MARKER: "", "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+    assert run_generate(quiet, {}).stderr == ""
 
 
 def test_validation_names_object_and_field(tmp_path: Path) -> None:
