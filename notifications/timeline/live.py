@@ -105,7 +105,7 @@ def gather_live(kube: Kube, request: Request, connect_destination: DestinationCo
     resource_events: list[KubeEvent] = []
     if request.include_resources:
         target = _destination(kube, app, mine, raw_secrets, connect_destination)
-        for namespace in _namespaces(app):
+        for namespace in namespaces(app):
             resource_events += list_events(target, namespace)
     return Gathered(
         app=app,
@@ -116,9 +116,13 @@ def gather_live(kube: Kube, request: Request, connect_destination: DestinationCo
     )
 
 
-def _namespaces(app: AppState) -> list[str]:
-    found = sorted({r.namespace for r in app.resources if r.namespace})
-    return found or ([app.destination.namespace] if app.destination.namespace else [])
+def namespaces(app: AppState) -> list[str]:
+    """Where the Events of the app's resources are: their namespaces, ``default`` for cluster-scoped
+    objects (the API server files their Events there), else the destination namespace."""
+    found = {r.namespace or "default" for r in app.resources}
+    if not found and app.destination.namespace:
+        found.add(app.destination.namespace)
+    return sorted(found)
 
 
 def _destination(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -106,3 +107,17 @@ def test_markdown_keeps_one_row_per_entry_whatever_the_message() -> None:
     assert row.endswith("| failed: a \\| b second line &lt;script> |")
     assert "`Application/web's`" in row
     assert "**OperationCompleted**" in row
+
+
+def test_live_lists_the_namespaces_holding_the_resources_events() -> None:
+    from argocd_lifecycle.notifications.timeline.files import read_files
+    from argocd_lifecycle.notifications.timeline.live import namespaces
+
+    from .conftest import story_files
+
+    checkout = read_files(story_files("checkout")).apps[0]
+    assert namespaces(checkout) == ["shop"]
+    cluster_scoped = replace(checkout, resources=(*checkout.resources, ObjectRef("ClusterRole", "checkout-reader")))
+    assert namespaces(cluster_scoped) == ["default", "shop"]
+    nothing_listed = replace(checkout, resources=())
+    assert namespaces(nothing_listed) == ["shop"]
