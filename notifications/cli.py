@@ -63,7 +63,7 @@ def render(
             webhook_service=webhook_service,
         )
     except CatalogError as exc:
-        raise click.BadParameter(str(exc).split(": ", 1)[-1], param_hint="--webhook-service") from exc
+        raise click.BadParameter(str(exc).split(": ", 1)[-1], param_hint="'--webhook-service'") from exc
     text = FORMATS[fmt](build(settings))
     if output is None:
         click.echo(text, nl=False)

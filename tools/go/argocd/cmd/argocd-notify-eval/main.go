@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,16 +154,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// readInto decodes YAML or JSON; numbers become int64 where whole, as in the controller's
+// readInto decodes JSON or YAML; numbers become int64 where whole, as in the controller's
 // unstructured objects.
 func readInto(path string, into any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return err
+	js := bytes.TrimSpace(data)
+	// JSON goes straight to the JSON decoder: a YAML parser folds U+2028/U+2029 inside strings
+	if len(js) == 0 || (js[0] != '{' && js[0] != '[') {
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return err
+		}
 	}
 	if string(js) == "null" {
 		return errors.New("empty document")
