@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
 from argocd_lifecycle.plugin.rewrite.docscan import index_documents
-from argocd_lifecycle.plugin.rewrite.engine import OnRemoved
+from argocd_lifecycle.plugin.rewrite.engine import OnRemoved, Policy, Rewriter
 from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.sources import Source
 from argocd_lifecycle.plugin.rewrite.target import Target, served
@@ -126,10 +126,10 @@ legacy = st.one_of(workloads(), ingresses(), hpas(), simple())
 def test_converting_twice_equals_converting_once(
     objs: list[dict[str, Any]], version: tuple[int, int], upgrade: bool
 ) -> None:
+    target = Target.of(version, upgrade_to=(1, version[1] + 1) if upgrade else None)
+
     def run(items: list[Any]) -> list[Any]:
-        rw = rewriter(version, on_removed=OnRemoved.DROP)
-        rw.target = Target.of(version, upgrade_to=(1, version[1] + 1) if upgrade else None)
-        return rw.rewrite_all(items)
+        return Rewriter(builtin(), target, Policy(OnRemoved.DROP)).rewrite_all(items)
 
     once = run(objs)
     twice = run([o for o in once if o is not None])
