@@ -8,8 +8,9 @@ from argocd_lifecycle import __version__
 from argocd_lifecycle.model import Phase
 
 _STRING = {"type": "string"}
-_FLAG = {"oneOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false", ""]}]}
-_VERSION = {"type": "string", "pattern": r"^(v?[0-9]+\.[0-9]+\+?(\.[0-9]+)?([-+][-+.a-zA-Z0-9]*)?)?$"}
+# null and "" mean "not set" (an empty YAML value, or a value templated to nothing by a matrix parent)
+_FLAG = {"oneOf": [{"type": "boolean", "nullable": True}, {"type": "string", "enum": ["true", "false", ""]}]}
+_VERSION = {"type": "string", "nullable": True, "pattern": r"^(v?[0-9]+\.[0-9]+\+?(\.[0-9]+)?([-+][-+.a-zA-Z0-9]*)?)?$"}
 _PHASE = {"type": "string", "enum": [p.value for p in Phase]}
 
 
@@ -35,11 +36,13 @@ _SCHEMAS: dict[str, Any] = {
     "Error": _object(["message"], {"message": _STRING}),
     "LabelSelector": {
         "type": "object",
+        "nullable": True,
         "additionalProperties": False,
         "properties": {
-            "matchLabels": _strings(),
+            "matchLabels": _strings(nullable=True),
             "matchExpressions": {
                 "type": "array",
+                "nullable": True,
                 "items": {
                     "oneOf": [
                         _object(
@@ -56,7 +59,7 @@ _SCHEMAS: dict[str, Any] = {
                             {
                                 "key": {"type": "string", "minLength": 1},
                                 "operator": {"type": "string", "enum": ["Exists", "DoesNotExist"]},
-                                "values": {"type": "array", "items": _STRING, "maxItems": 0},
+                                "values": {"type": "array", "items": _STRING, "maxItems": 0, "nullable": True},
                             },
                             additionalProperties=False,
                         ),
@@ -68,13 +71,14 @@ _SCHEMAS: dict[str, Any] = {
     "InputParameters": {
         "type": "object",
         "description": "Filters and options; any other parameter is echoed back under `input`.",
+        "nullable": True,
         "additionalProperties": True,
         "properties": {
             "labelSelector": _ref("LabelSelector"),
-            "names": {"type": "array", "items": _STRING},
+            "names": {"type": "array", "items": _STRING, "nullable": True},
             "minVersion": _VERSION,
             "maxVersion": _VERSION,
-            "phases": {"type": "array", "items": _PHASE},
+            "phases": {"type": "array", "items": _PHASE, "nullable": True},
             "readyOnly": _FLAG,
             "dropDecommissioned": _FLAG,
             "flatList": _FLAG,

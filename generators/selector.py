@@ -48,14 +48,14 @@ class LabelSelector:
         if unknown:
             raise InputError(f"{where}: unknown field {unknown[0]!r} (expected matchLabels, matchExpressions)")
         reqs: list[Requirement] = []
-        match_labels = data.get("matchLabels") or {}
+        match_labels = _or_empty(data.get("matchLabels"), {})
         if not isinstance(match_labels, Mapping):
             raise InputError(f"{where}.matchLabels: expected an object, got {kind_of(match_labels)}")
         for key, value in match_labels.items():
             if not isinstance(value, str):
                 raise InputError(f"{where}.matchLabels.{key}: expected a string, got {kind_of(value)}")
-            reqs.append(Requirement(_key(key, f"{where}.matchLabels"), "In", frozenset([value])))
-        expressions = data.get("matchExpressions") or []
+            reqs.append(Requirement(key, "In", frozenset([value])))
+        expressions = _or_empty(data.get("matchExpressions"), [])
         if not isinstance(expressions, list):
             raise InputError(f"{where}.matchExpressions: expected a list, got {kind_of(expressions)}")
         for i, expr in enumerate(expressions):
@@ -73,7 +73,7 @@ def _expression(expr: Any, where: str) -> Requirement:
     operator = expr.get("operator")
     if operator not in _OPERATORS:
         raise InputError(f"{where}.operator: {operator!r} is not one of {', '.join(_OPERATORS)}")
-    values = expr.get("values") or []
+    values = _or_empty(expr.get("values"), [])
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise InputError(f"{where}.values: expected a list of strings")
     if operator in ("In", "NotIn") and not values:
@@ -83,7 +83,13 @@ def _expression(expr: Any, where: str) -> Requirement:
     return Requirement(key, operator, frozenset(values))
 
 
+def _or_empty(value: Any, empty: Any) -> Any:
+    """null means not set; any other value, even a falsy one of the wrong type, is checked."""
+    return empty if value is None else value
+
+
 def _key(key: Any, where: str) -> str:
     if not isinstance(key, str) or not key:
-        raise InputError(f"{where}.key: expected a non-empty label key, got {kind_of(key)}")
+        got = "an empty string" if key == "" else kind_of(key)
+        raise InputError(f"{where}.key: expected a non-empty label key, got {got}")
     return key

@@ -51,6 +51,18 @@ def _request(parameters: object) -> bytes:
             "input.parameters.labelSelector.matchExpressions[0].values: must be empty for operator Exists",
         ),
         (
+            _request({"labelSelector": {"matchLabels": []}}),
+            "input.parameters.labelSelector.matchLabels: expected an object, got a list",
+        ),
+        (
+            _request({"labelSelector": {"matchExpressions": [{"key": "k", "operator": "Exists", "values": {}}]}}),
+            "input.parameters.labelSelector.matchExpressions[0].values: expected a list of strings",
+        ),
+        (
+            _request({"labelSelector": {"matchExpressions": [{"key": "", "operator": "Exists"}]}}),
+            "input.parameters.labelSelector.matchExpressions[0].key: expected a non-empty label key, got an empty",
+        ),
+        (
             _request({"labelSelector": {"matchExpressions": [{"operator": "Exists"}]}}),
             "input.parameters.labelSelector.matchExpressions[0].key: expected a non-empty label key, got null",
         ),
@@ -61,6 +73,14 @@ def test_bad_requests_name_the_field(body: bytes, message: str) -> None:
         parse_request(body)
     assert err.value.status == 400
     assert err.value.message.startswith(message)
+
+
+def test_null_means_not_set() -> None:
+    body = _request(
+        {"labelSelector": {"matchLabels": None, "matchExpressions": None}, "names": None, "readyOnly": None}
+    )
+    assert parse_request(body).input.ready_only is True
+    assert parse_request(_request(None)).input.echo == {}
 
 
 def test_argo_cd_request_without_parameters_and_defaults() -> None:

@@ -1,0 +1,52 @@
+"""A real uvicorn server on 127.0.0.1 serving build_app over an in-memory fleet, in a thread."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from argocd_lifecycle.generators.app import build_app
+from argocd_lifecycle.generators.service_settings import ServiceSettings
+from tests.unit.generators_service.fleet_fixture import MemoryFleet, sample_fleet
+
+TOKEN = "integration-token-0815"
+
+
+@dataclass
+class LiveService:
+    url: str
+    fleet: MemoryFleet
+    token_file: Path
+
+
+@pytest.fixture
+def live_service(tmp_path: Path) -> Iterator[LiveService]:
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    fleet = MemoryFleet(sample_fleet())
+    app = build_app(fleet, ServiceSettings.from_options(token_file=token_file))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("the uvicorn server did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveService(f"http://127.0.0.1:{port}", fleet, token_file)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
