@@ -12,8 +12,10 @@ from argocd_lifecycle.plugin.rewrite.engine import DROPPED, OnRemoved, Policy, R
 from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.target import Target
 
-SHARED_FIXTURES = Path("/work/shared/fixtures/deprecations")
-OWN_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "deprecations"
+REPO = Path(__file__).resolve().parents[3]
+#: the workspace's shared fixture set, next to the repository (../shared in this workspace)
+SHARED_FIXTURES = REPO.parent / "shared" / "fixtures" / "deprecations"
+OWN_FIXTURES = REPO / "tests" / "fixtures" / "deprecations"
 _OUT = re.compile(r"^(?P<name>.+)\.out\.(?P<major>\d+)\.(?P<minor>\d+)\.yaml$")
 
 
