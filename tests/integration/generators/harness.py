@@ -57,16 +57,27 @@ async def started(s: ServeSettings) -> tuple[Fleet, CollectorRegistry]:
     return fleet, registry
 
 
+def _checked(check: Callable[[], Any], what: str, deadline: float) -> Any:
+    value = check()
+    if not value and time.monotonic() > deadline:
+        raise AssertionError(f"timed out waiting for {what}")
+    return value
+
+
 async def eventually(check: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
     """Poll ``check`` until it returns something truthy; fail with ``what`` after ``timeout``."""
     deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+    while not (value := _checked(check, what, deadline)):
         await asyncio.sleep(0.05)
+    return value
+
+
+def until(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    """``eventually`` for code outside an event loop."""
+    deadline = time.monotonic() + timeout
+    while not (value := _checked(check, what, deadline)):
+        time.sleep(0.1)
+    return value
 
 
 def by_name(fleet: Fleet) -> dict[str, ClusterState]:

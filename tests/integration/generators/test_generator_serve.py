@@ -5,7 +5,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -14,6 +13,7 @@ import yaml
 from click.testing import CliRunner
 
 from argocd_lifecycle.cli import cli, main
+from tests.integration.generators.harness import until
 from tests.integration.generators.loopback import LoopbackCluster, cluster_secret, free_port
 
 ARGV = [sys.executable, "-m", "argocd_lifecycle", "generator", "serve"]
@@ -29,16 +29,6 @@ def _rows(port: int) -> dict[str, dict]:
     except (httpx.HTTPError, ValueError):
         return {}
     return {row["name"]: row for row in doc.get("clusters", [])}
-
-
-def _until(check, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_serve_clusters_from_folder_shows_live_and_dead_clusters(tmp_path: Path) -> None:
@@ -71,21 +61,21 @@ def test_serve_clusters_from_folder_shows_live_and_dead_clusters(tmp_path: Path)
         text=True,
     )
     try:
-        rows = _until(lambda: (r := _rows(port)) and r.get("live", {}).get("phase") == "Ready" and r, "live Ready")
+        rows = until(lambda: (r := _rows(port)) and r.get("live", {}).get("phase") == "Ready" and r, "live Ready")
         assert rows["live"]["kubernetesVersion"] == "1.29.3" and rows["live"]["nodesReady"] == 3
         assert rows["live"]["certificateExpiresAt"]
-        dead = _until(
+        dead = until(
             lambda: "refused" in _rows(port).get("dead", {}).get("message", "") and _rows(port)["dead"], "dead"
         )
         assert dead["phase"] == "Pending"  # never passed the gate: stays Pending, with the reason
 
         _write(secrets, "late", late.secret())  # a new file is picked up without a restart
-        _until(lambda: _rows(port).get("late", {}).get("phase") == "Ready", "late Ready")
+        until(lambda: _rows(port).get("late", {}).get("phase") == "Ready", "late Ready")
 
         live.stop()
-        _until(lambda: _rows(port).get("live", {}).get("phase") == "Unreachable", "live Unreachable")
+        until(lambda: _rows(port).get("live", {}).get("phase") == "Unreachable", "live Unreachable")
         (secrets / "late.yaml").unlink()
-        _until(lambda: "late" not in _rows(port), "late removed")
+        until(lambda: "late" not in _rows(port), "late removed")
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
