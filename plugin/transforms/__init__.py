@@ -33,14 +33,6 @@ REGISTRY: list[tuple[str, str]] = [
 ]
 
 
-def register(name: str, target: str, *, before: str | None = None) -> None:
-    """Add a transform; ``before`` names the entry it must precede (default: the end)."""
-    if any(n == name for n, _ in REGISTRY):
-        return
-    index = next((i for i, (n, _) in enumerate(REGISTRY) if n == before), len(REGISTRY))
-    REGISTRY.insert(index, (name, target))
-
-
 def load(target: str) -> Transform:
     module_name, attr = target.split(":")
     fn: Transform = getattr(importlib.import_module(module_name), attr)
