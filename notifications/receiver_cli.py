@@ -59,4 +59,8 @@ def serve(config_path: Path, listen: str | None, state: str | None, log_level: s
         log.info("receiver listening on %s:%d, state %s", host, port, url.split("@")[-1])
         await server.serve()
 
-    asyncio.run(main())
+    # uvicorn.run would pick uvloop itself; serving from our own coroutine, we pick it here.
+    import uvloop
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(main())

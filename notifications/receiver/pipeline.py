@@ -66,7 +66,7 @@ class Pipeline:
 
     async def ingest(self, event: Event) -> Result:
         store, now, fp = self.store, event.received_at, event.fingerprint
-        self.metrics.received.labels(event.source).inc()
+        self.metrics.received_from(event.source).inc()
         if await store.seen(fp, now):
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, fp)
