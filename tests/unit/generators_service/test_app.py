@@ -58,6 +58,17 @@ def test_rotated_token_takes_effect_without_restart(client: TestClient, token_fi
     assert _post(client, headers={"Authorization": "Bearer rotated-token"}).status_code == 200
 
 
+def test_gzip_when_asked_as_argo_cd_go_client_does(client: TestClient) -> None:
+    plain = _post(client, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    assert plain.headers["vary"] == "Accept-Encoding"
+    zipped = _post(client, headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.content == plain.content  # httpx inflates it
+    refused = _post(client, headers={"Accept-Encoding": "gzip;q=0, identity"})
+    assert "content-encoding" not in refused.headers
+
+
 def test_insecure_no_auth_needs_no_header(make_client: ClientFactory) -> None:
     client = make_client(token_file=None, insecure_no_auth=True)
     assert client.post(EXECUTE, json={"applicationSetName": "a"}, headers={"Authorization": ""}).status_code == 200
