@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import re
 import subprocess
@@ -117,12 +118,16 @@ class Evaluator:
         return Result(proc.returncode, entries, proc.stderr)
 
 
-def notified_with(app: dict[str, Any], *state_keys: str, at: int = 1_764_403_200) -> dict[str, Any]:
-    """The Application with these keys added to the controller's notified annotation (as it records a send)."""
+_clock = itertools.count(1_764_403_200, 60)
+
+
+def notified_with(app: dict[str, Any], *state_keys: str) -> dict[str, Any]:
+    """The Application with these keys added to the controller's notified annotation, each at a later
+    unix time than the previous send (the controller records ``time.Now().Unix()``)."""
     out = json.loads(json.dumps(app))
     annotations = out.setdefault("metadata", {}).setdefault("annotations", {})
     state = json.loads(annotations.get(NOTIFIED, "{}"))
-    for i, key in enumerate(state_keys):
-        state[key] = at + i
+    for key in state_keys:
+        state[key] = next(_clock)
     annotations[NOTIFIED] = json.dumps(state)
     return out

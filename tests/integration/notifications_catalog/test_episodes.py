@@ -5,13 +5,14 @@ closes it fires once per alerted episode, never for an Application that was neve
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 import pytest
 
 from argocd_lifecycle.notifications.catalog_build import Catalog
 from argocd_lifecycle.notifications.catalog_formats import subscription_annotations
-from tests.integration.notifications_catalog.engine import Evaluator, notified_with, rfc3339
+from tests.integration.notifications_catalog.engine import Evaluator, cases, notified_with, rfc3339
 
 pytestmark = pytest.mark.upstream
 
@@ -139,3 +140,33 @@ def test_no_install_storm_for_fine_applications(engine: Evaluator, catalog: Cata
     result = engine.run(app)
     assert result.errors == []
     assert result.fired == set()
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "on-health-recovered/fires-healthy-after-second-episode.json",
+        "on-cluster-recovered/fires-ready-after-second-episode.json",
+        "on-cluster-upgraded/fires-ready-after-second-episode.json",
+    ],
+)
+def test_recovery_closes_the_latest_delivered_episode(rel: str, engine: Evaluator, now: dt.datetime) -> None:
+    case = next(c for c in cases() if c.rel == rel)
+    entry = engine.run(case.app(now), case.folder).entry(case.folder)
+    assert entry["triggered"] is True
+    assert entry["oncePer"] == "2026-11-29T09:00:00Z"
+
+
+def test_alerts_recorded_in_the_same_second_still_give_one_episode(
+    engine: Evaluator, catalog: Catalog, now: dt.datetime
+) -> None:
+    app = base_app(catalog, now)
+    state = {
+        "2026-11-28T09:00:00Z:on-cluster-unreachable:[0].aGFzaA:argocd-lifecycle:": 1764403200,
+        "2026-11-29T09:00:00Z:on-cluster-unreachable:[0].aGFzaA:argocd-lifecycle:": 1764403200,
+    }
+    app["metadata"]["annotations"]["notified.notifications.argoproj.io"] = json.dumps(state)
+    for _ in range(5):  # Go map order is random: the answer must not be
+        assert (
+            engine.run(app, "on-cluster-recovered").entry("on-cluster-recovered")["oncePer"] == "2026-11-29T09:00:00Z"
+        )
