@@ -10,7 +10,7 @@ import click
 
 from argocd_lifecycle import __version__
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.logs import redact
+from argocd_lifecycle.redaction import redact
 
 # command name -> "module:attribute" of a click command or group; imported lazily.
 COMMANDS: dict[str, str] = {

@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import logging
-import re
 import sys
 
-_SECRETISH = re.compile(
-    r"(?i)(bearer\s+|token[\"']?\s*[:=]\s*[\"']?|password[\"']?\s*[:=]\s*[\"']?|secret[\"']?\s*[:=]\s*[\"']?)"
-    r"([^\s\"',}]+)"
-)
+from argocd_lifecycle.redaction import redact
 
-
-def redact(text: str) -> str:
-    """Mask values that look like credentials (``Bearer x``, ``token: x``, ``password=x``)."""
-    return _SECRETISH.sub(lambda m: m.group(1) + "***", text)
+__all__ = ["redact", "setup"]
 
 
 class _RedactingFormatter(logging.Formatter):

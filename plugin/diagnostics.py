@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from argocd_lifecycle.logs import redact
+from argocd_lifecycle.redaction import redact
 
 
 @dataclass

@@ -10,7 +10,8 @@ from argocd_lifecycle.plugin import parameters as p
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.parse import parse_stream
-from argocd_lifecycle.plugin.render import files, helm, kustomize
+from argocd_lifecycle.plugin.render import detect as detect_source
+from argocd_lifecycle.plugin.render import files
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms import TransformContext, run_all
 
@@ -22,20 +23,16 @@ class Result:
     text: str
 
 
-def detect(settings: PluginSettings) -> str:
-    if kustomize.is_kustomization(settings.app_dir):
-        return "kustomize"
-    if helm.is_chart(settings.app_dir):
-        return "helm"
-    return "plain"
-
-
 def render_manifests(settings: PluginSettings) -> tuple[str, list[Manifest]]:
     files.check_symlinks(settings.app_dir)
-    source_type = detect(settings)
+    source_type = detect_source(settings.app_dir)
     if source_type == "kustomize":
+        from argocd_lifecycle.plugin.render import kustomize
+
         return source_type, parse_stream(kustomize.render(settings), "kustomize build")
     if source_type == "helm":
+        from argocd_lifecycle.plugin.render import helm
+
         return source_type, parse_stream(helm.render(settings), "helm template")
     return source_type, files.render(settings)
 

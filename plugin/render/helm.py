@@ -11,10 +11,6 @@ from argocd_lifecycle.plugin.render.tool import run_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
 
-def is_chart(app_dir: Path) -> bool:
-    return (app_dir / "Chart.yaml").is_file()
-
-
 def _declared_dependencies(chart_dir: Path) -> list[dict[str, str]]:
     deps: list[dict[str, str]] = []
     for name in ("Chart.yaml", "requirements.yaml"):

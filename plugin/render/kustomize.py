@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 from argocd_lifecycle.plugin import parameters as p
 from argocd_lifecycle.plugin.render.tool import run_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
-
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-def is_kustomization(app_dir: Path) -> bool:
-    return any((app_dir / name).is_file() for name in KUSTOMIZATION_FILES)
 
 
 def kustomize_argv(settings: PluginSettings) -> list[str]:
