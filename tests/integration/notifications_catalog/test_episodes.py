@@ -170,3 +170,28 @@ def test_alerts_recorded_in_the_same_second_still_give_one_episode(
         assert (
             engine.run(app, "on-cluster-recovered").entry("on-cluster-recovered")["oncePer"] == "2026-11-29T09:00:00Z"
         )
+
+
+def test_out_of_sync_once_per_episode(engine: Evaluator, catalog: Catalog, now: dt.datetime) -> None:
+    ctl = Controller(engine)
+    trigger = "on-out-of-sync-too-long"
+
+    def synced_at(app: dict[str, Any], minutes_ago: int, status: str) -> dict[str, Any]:
+        out = notified_with(app)
+        out["spec"]["syncPolicy"] = {"automated": {"prune": True}}
+        out["status"]["sync"]["status"] = status
+        out["status"]["operationState"] = {
+            "phase": "Succeeded",
+            "startedAt": rfc3339(now - dt.timedelta(minutes=minutes_ago + 1)),
+            "finishedAt": rfc3339(now - dt.timedelta(minutes=minutes_ago)),
+            "operation": {"sync": {"revision": "abc123"}, "initiatedBy": {"automated": True}},
+        }
+        return out
+
+    app = ctl.observe(synced_at(base_app(catalog, now), 60, "Synced"), trigger)
+    app = ctl.observe(synced_at(app, 60, "OutOfSync"), trigger)  # drift, no self-heal: nobody syncs
+    app = ctl.observe(app, trigger)
+    app = ctl.observe(synced_at(app, 30, "OutOfSync"), trigger)  # someone synced; still OutOfSync after
+    app = ctl.observe(synced_at(app, 5, "OutOfSync"), trigger)  # synced again, too recently to tell
+    first, second = (rfc3339(now - dt.timedelta(minutes=m)) for m in (60, 30))
+    assert ctl.sent == [(trigger, first), (trigger, second)]
