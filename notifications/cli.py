@@ -29,7 +29,9 @@ def notifications() -> None:
 )
 @click.option("--out-of-sync-minutes", type=_minutes, default=20, show_default=True, help="OutOfSync threshold.")
 @click.option("--degraded-minutes", type=_minutes, default=10, show_default=True, help="Degraded threshold.")
-@click.option("--fresh-minutes", type=_minutes, default=15, show_default=True, help="Self-heals older are not news.")
+@click.option(
+    "--fresh-minutes", type=_minutes, default=15, show_default=True, help="An older self-heal is not announced."
+)
 @click.option(
     "--webhook-service",
     default="argocd-lifecycle",
