@@ -8,7 +8,9 @@ run). Two measurements per server, alternating servers each round:
 - fixed rate: 2,000 events/s offered open-loop for a few seconds -> p50/p99 latency, measured from
   each request's scheduled send time (so queueing behind a slow request is counted, not hidden).
 Deliveries go to a Slack-type sink at Slack's 1 message/s per webhook, so the outbox grows as it
-would in an alert storm; ingest is what is measured.
+would in an alert storm; ingest is what is measured. The server's own CPU time per event (user +
+system, from /proc) is printed too: unlike events/s it hardly depends on what else the shared
+machine runs, and 1e6 / (CPU us per event) is the rate one dedicated core would sustain.
 Usage: .venv/bin/python benchmarks/bench_receiver.py [--events N] [--rounds N]
 """
 
@@ -42,6 +44,12 @@ async def accept(request):
 app = Starlette(routes=[Route("/v1/events/argocd", accept, methods=["POST"])])
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc; clock ticks are 100 Hz)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100.0
 
 
 def free_port() -> int:
@@ -176,24 +184,28 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=2000.0, help="offered events/s for the latency run")
     args = parser.parse_args()
     results: dict[str, dict[str, list[float]]] = {
-        name: {"eps": [], "p50": [], "p99": [], "achieved": []} for name in ("baseline", "receiver")
+        name: {"eps": [], "p50": [], "p99": [], "achieved": [], "cpu_us": []} for name in ("baseline", "receiver")
     }
     with tempfile.TemporaryDirectory() as tmp:
         servers = {"baseline": start_baseline(), "receiver": start_receiver(Path(tmp))}
         try:
             for r in range(args.rounds):
-                for name, (_, port) in servers.items():
+                for name, (proc, port) in servers.items():
                     # new seeds each run: every round brings fresh events, not duplicates of the last
-                    eps = asyncio.run(saturate(port, requests(args.events, seed=2 * r)))
+                    reqs = requests(args.events, seed=2 * r)
+                    cpu = cpu_seconds(proc.pid)
+                    eps = asyncio.run(saturate(port, reqs))
+                    cpu_us = (cpu_seconds(proc.pid) - cpu) / len(reqs) * 1e6
                     achieved, lat = asyncio.run(fixed_rate(port, requests(args.events, 2 * r + 1), args.rate))
                     lat.sort()
                     row = results[name]
                     row["eps"].append(eps)
+                    row["cpu_us"].append(cpu_us)
                     row["achieved"].append(achieved)
                     row["p50"].append(lat[len(lat) // 2] * 1000)
                     row["p99"].append(lat[int(len(lat) * 0.99)] * 1000)
                     print(
-                        f"round {r + 1} {name:8s} saturation {eps:7.0f} ev/s | at {args.rate:.0f}/s offered: "
+                        f"round {r + 1} {name:8s} saturation {eps:7.0f} ev/s, {cpu_us:4.0f} us CPU/event | at {args.rate:.0f}/s offered: "
                         f"achieved {achieved:6.0f}/s p50 {row['p50'][-1]:6.2f} ms p99 {row['p99'][-1]:6.2f} ms",
                         flush=True,
                     )
@@ -204,11 +216,16 @@ def main() -> None:
     med = {name: {k: statistics.median(v) for k, v in row.items()} for name, row in results.items()}
     b, o = med["baseline"], med["receiver"]
     print(f"\nmedians of {args.rounds} rounds, {args.events} events each")
-    print(f"{'':10s}{'events/s':>10s}{'p50 ms':>9s}{'p99 ms':>9s}")
+    print(f"{'':10s}{'events/s':>10s}{'CPU us/ev':>10s}{'1-core ev/s':>12s}{'p50 ms':>9s}{'p99 ms':>9s}")
     for name in ("baseline", "receiver"):
         m = med[name]
-        print(f"{name:10s}{m['eps']:10.0f}{m['p50']:9.2f}{m['p99']:9.2f}")
-    print(f"receiver/baseline throughput: {o['eps'] / b['eps']:.2f}; p99 ratio: {o['p99'] / b['p99']:.2f}")
+        print(
+            f"{name:10s}{m['eps']:10.0f}{m['cpu_us']:10.0f}{1e6 / m['cpu_us']:12.0f}{m['p50']:9.2f}{m['p99']:9.2f}"
+        )
+    print(
+        f"receiver/baseline: throughput {o['eps'] / b['eps']:.2f}, CPU per event {o['cpu_us'] / b['cpu_us']:.2f}, "
+        f"p99 {o['p99'] / b['p99']:.2f}"
+    )
     print(
         f"targets: >= 2000 events/s -> {'met' if o['eps'] >= 2000 else 'MISSED'}; "
         f"p99 <= 25 ms at {args.rate:.0f}/s -> {'met' if o['p99'] <= 25 else 'MISSED'}"

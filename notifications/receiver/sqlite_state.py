@@ -6,7 +6,9 @@ opens (or joins) the current transaction, each change sits in its own savepoint,
 waits for the one COMMIT that ends the current loop turn, so a burst of requests shares a commit
 and nobody is answered before their change is committed. ``synchronous=NORMAL`` in WAL mode keeps
 every committed transaction across a process crash (``kill -9``); only a power loss can take the
-last ones back.
+last ones back. Checkpoints (copying the WAL into the database file, with an fsync) are turned off
+on the serving connection and run from a second connection in a worker thread, so their I/O never
+stalls the event loop.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -49,6 +52,8 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (receiver, state, not_before, seq);
 CREATE INDEX IF NOT EXISTS outbox_group ON outbox (receiver, group_key, seq) WHERE group_key != '';
 """
+log = logging.getLogger(__name__)
+CHECKPOINT_EVERY = 100  # commits between background checkpoints
 _COLUMNS = "id, seq, receiver, payload, state, attempts, created, not_before, next_attempt, group_key, last_error"
 _SELECT = f"SELECT {_COLUMNS}, finished FROM outbox"  # noqa: S608 - fixed column list
 
@@ -72,9 +77,12 @@ def _item(row: tuple[Any, ...]) -> OutboxItem:
 
 @translated(sqlite3.Error, "sqlite")
 class SqliteState:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self.db, self._path = db, path
         self._commit: asyncio.Future[None] | None = None
+        self._commits = 0
+        self._checkpointer: sqlite3.Connection | None = None
+        self._checkpointing: asyncio.Task[None] | None = None
         # This process is the file's only user, so copies of what is read per event are exact.
         self._silences: list[Silence] | None = None
         self._phases: dict[str, str] = {}
@@ -114,6 +122,23 @@ class SqliteState:
             done.set_exception(exc)
         else:
             done.set_result(None)
+            self._commits += 1
+            if self._commits >= CHECKPOINT_EVERY and self._checkpointing is None:
+                self._commits = 0
+                self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoint())
+
+    async def _checkpoint(self) -> None:
+        try:
+            await asyncio.to_thread(self._checkpoint_now)
+        except sqlite3.Error as exc:  # the next one retries; the WAL only grows meanwhile
+            log.warning("sqlite checkpoint failed: %s", exc)
+        finally:
+            self._checkpointing = None
+
+    def _checkpoint_now(self) -> None:
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     @classmethod
     def open(cls, path: str, *, release_leases: bool = True) -> SqliteState:
@@ -125,17 +150,22 @@ class SqliteState:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=5000")
+            db.execute("PRAGMA wal_autocheckpoint=0")
             db.executescript(_SCHEMA)
             if release_leases:
                 db.execute("UPDATE outbox SET claimed_until = 0 WHERE state = ?", (PENDING,))
         except (OSError, sqlite3.Error) as exc:
             raise StateError(f"cannot open sqlite state {path}: {exc}") from exc
-        return cls(db)
+        return cls(db, path)
 
     async def close(self) -> None:
+        if self._checkpointing is not None:
+            await self._checkpointing
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         if self.db.in_transaction:  # a change whose writer was cancelled before its commit
             self.db.execute("COMMIT")
-        self.db.close()
+        self.db.close()  # the last connection to close checkpoints and removes the WAL
 
     async def ping(self) -> None:
         self.db.execute("SELECT 1").fetchone()

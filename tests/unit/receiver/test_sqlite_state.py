@@ -1,0 +1,43 @@
+"""SQLite specifics: group commit and checkpoints off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+
+from argocd_lifecycle.notifications.receiver.sqlite_state import CHECKPOINT_EVERY, SqliteState
+from argocd_lifecycle.notifications.receiver.state import PENDING, NewItem
+
+pytestmark = pytest.mark.anyio
+
+
+def item() -> NewItem:
+    return NewItem(uuid.uuid4().hex, "slack", {"title": "x" * 500}, 1.0)
+
+
+async def test_concurrent_writers_share_one_commit_and_all_are_durable(tmp_path: Path) -> None:
+    store = SqliteState.open(str(tmp_path / "s.db"))
+    commits: list[str] = []
+    store.db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    results = await asyncio.gather(*(store.record(f"fp{n}", 1.0, window=60, items=[item()]) for n in range(50)))
+    assert all(results) and len(commits) == 1
+    other = sqlite3.connect(tmp_path / "s.db")  # another connection sees only committed data
+    assert other.execute("SELECT COUNT(*) FROM outbox WHERE state = ?", (PENDING,)).fetchone() == (50,)
+    await store.close()
+
+
+async def test_checkpoints_run_in_the_background(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = SqliteState.open(str(path))
+    empty = path.stat().st_size
+    for n in range(CHECKPOINT_EVERY + 1):
+        await store.record(f"fp{n}", 1.0, window=60, items=[item()])
+    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)  # never on the loop
+    assert store._checkpointing is not None
+    await store._checkpointing
+    assert path.stat().st_size > empty + CHECKPOINT_EVERY * 500  # the rows reached the database file
+    await store.close()
