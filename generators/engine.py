@@ -179,7 +179,10 @@ class FleetEngine:
         due = loop.time()  # a new cluster is probed at once
         while True:
             try:
-                await asyncio.wait_for(changes.get(), timeout=max(0.0, due - loop.time()))
+                if changes.empty():
+                    await asyncio.wait_for(changes.get(), timeout=max(0.0, due - loop.time()))
+                else:  # a pending Secret change first (wait_for with a zero timeout would skip it)
+                    changes.get_nowait()
                 await self._observe(name, None)
             except TimeoutError:
                 due = loop.time() + self._period()

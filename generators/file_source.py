@@ -1,14 +1,18 @@
 """Cluster Secrets from disk (``--clusters-from FILE|DIR``), re-read when a file changes.
 
 The same Secret manifests an operator would apply (YAML or JSON, several documents per file, ``data``
-or ``stringData``). Files are polled by size and mtime (cheap: one ``stat`` per file), so a change is
-seen within one poll period. A file that stops parsing keeps its previous Secrets and is reported.
+or ``stringData``), polled by size and mtime. A new, removed or renamed file changes its folder's
+mtime and is seen within one poll (0.25 s); a file edited in place is seen by the full scan that runs
+every ``full_every`` seconds (2 s). A file that stops parsing keeps its previous Secrets and is
+reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +40,30 @@ def _documents(path: Path) -> list[SecretWire]:
 
 
 class FileSource:
-    def __init__(self, root: Path, inventory: Inventory, *, poll: float = 0.25) -> None:
+    def __init__(self, root: Path, inventory: Inventory, *, poll: float = 0.25, full_every: float = 2.0) -> None:
         if not root.exists():
             raise UsageError(f"--clusters-from: {root} does not exist")
         self.root, self.inventory, self.poll = root, inventory, poll
         self._seen: dict[Path, _Signature] = {}
         self._docs: dict[Path, list[tuple[SecretWire, str]]] = {}
         self.problems: dict[Path, str] = {}
+        self.full_every = full_every
+        self._folder_marks: dict[str, int] = {}
+        self._scanned_at = 0.0
+
+    def _folders(self) -> dict[str, int]:
+        """mtime of every folder under the root: a file added, removed or renamed changes one of them."""
+        found: dict[str, int] = {}
+        stack = [str(self.root)]
+        while stack:
+            folder = stack.pop()
+            try:
+                found[folder] = os.stat(folder).st_mtime_ns
+                with os.scandir(folder) as entries:
+                    stack.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+            except OSError:
+                continue
+        return found
 
     def _files(self) -> dict[Path, _Signature]:
         if self.root.is_file():
@@ -57,6 +78,17 @@ class FileSource:
                 continue  # removed between listing and stat
             found[path] = (st.st_mtime_ns, st.st_size)
         return found
+
+    def _due(self) -> bool:
+        """A full scan is due when a folder changed, or every ``full_every`` seconds (in-place edits)."""
+        if self.root.is_file():
+            return True
+        folders = self._folders()
+        now = time.monotonic()
+        if folders != self._folder_marks or now - self._scanned_at >= self.full_every:
+            self._folder_marks, self._scanned_at = folders, now
+            return True
+        return False
 
     def _read(self, path: Path, sig: _Signature) -> None:
         try:
@@ -73,6 +105,8 @@ class FileSource:
 
     def collect(self) -> list[tuple[SecretWire, str]] | None:
         """Stat every file and re-read the changed ones (blocking); None when nothing changed."""
+        if self._seen and not self._due():
+            return None
         files = self._files()
         changed = [p for p, sig in files.items() if self._seen.get(p) != sig]
         gone = [p for p in self._seen if p not in files]
@@ -99,7 +133,9 @@ class FileSource:
 
     async def run(self) -> None:
         while True:
-            listing = await asyncio.to_thread(self.collect)  # disk work off the event loop
+            # on the loop thread: a thread would wait for the GIL at every stat while probes keep the
+            # loop busy, and a folder check is only a few stat calls
+            listing = self.collect()
             if listing is not None or not self.inventory.synced():
                 self.inventory.replace_all(listing if listing is not None else self._listing())
             await asyncio.sleep(self.poll)

@@ -165,6 +165,13 @@ def test_file_source_reads_lists_and_multi_documents_and_survives_a_broken_file(
     assert sorted(s.name for s in inv.secrets.values()) == ["a", "b"]
     assert not source.scan()  # nothing changed
 
+    edited = FileSource(tmp_path, inv, full_every=0)  # every poll a full scan: in-place edits too
+    edited.scan()
+    (tmp_path / "multi.yaml").write_text(yaml.safe_dump(secret(string_data={"name": "a2", "server": "https://a"})))
+    assert edited.scan() and "a2" in {s.name for s in inv.secrets.values()}
+    (tmp_path / "multi.yaml").write_text(yaml.safe_dump(one))
+    assert edited.scan()
+
     (tmp_path / "list.json").write_text("{broken")
     (tmp_path / "more.yaml").write_text(yaml.safe_dump(three))
     assert source.scan()
