@@ -246,6 +246,10 @@ class RedisState:
         return {s: int(await self.r.zcard(self.p + "idx:" + s)) for s in (PENDING, DELIVERED, DEAD)}
 
     async def housekeeping(self, now: float, retention: float) -> None:
+        key = self.p + "silences"
+        expired = [k for k, v in (await self.r.hgetall(key)).items() if json.loads(v)["expiresAtUnix"] <= now]
+        if expired:
+            await self.r.hdel(key, *expired)
         index = self.p + "idx:delivered"
         old = await self.r.zrangebyscore(index, "-inf", _f(now - retention))
         for item_id in old:

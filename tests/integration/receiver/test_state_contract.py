@@ -125,6 +125,16 @@ async def test_silences_persist_and_expire(store: StateStore) -> None:
     assert not await store.delete_silence(silence.id)
 
 
+async def test_housekeeping_drops_expired_silences(store: StateStore) -> None:
+    short = silences.from_request({"matchers": {"app": ["a"]}, "duration": "1m"}, NOW)
+    long = silences.from_request({"matchers": {"app": ["b"]}, "duration": "1h"}, NOW)
+    await store.add_silence(short)
+    await store.add_silence(long)
+    await store.housekeeping(NOW + 120, retention=86400)
+    assert not await store.delete_silence(short.id)  # already gone
+    assert [s.id for s in await store.silences(NOW + 120)] == [long.id]
+
+
 async def test_housekeeping_drops_old_deliveries_only(store: StateStore) -> None:
     await store.record("a", NOW, window=60, items=[item(), item(title="stays")])
     done = await store.claim("slack", NOW, 30)
