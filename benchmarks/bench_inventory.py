@@ -89,6 +89,12 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """user + system CPU time of a process: what a sweep costs, whatever the machine's load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def probes_total(client: httpx.Client) -> float:
     text = client.get("/metrics", timeout=10).text
     for line in text.splitlines():
@@ -123,7 +129,7 @@ def start_serve(secrets: Path, port: int, interval: str, concurrency: int) -> su
 Serve = subprocess.Popen[bytes]
 
 
-def first_sweep(secrets: Path, total: int, interval: str, concurrency: int) -> tuple[float, Serve, int]:
+def first_sweep(secrets: Path, total: int, interval: str, concurrency: int) -> tuple[float, float, Serve, int]:
     port = free_port()
     started = time.monotonic()
     proc = start_serve(secrets, port, interval, concurrency)
@@ -132,7 +138,7 @@ def first_sweep(secrets: Path, total: int, interval: str, concurrency: int) -> t
     while True:
         probed = sum(1 for r in rows(client).values() if r["kubernetesVersion"])
         if probed >= total:
-            return time.monotonic() - started, proc, port
+            return time.monotonic() - started, cpu_seconds(proc.pid), proc, port
         if time.monotonic() - started > 300:
             raise SystemExit(f"first sweep did not finish: {probed}/{total}")
         time.sleep(0.2)
@@ -177,16 +183,18 @@ def main() -> None:
     print(f"{args.clusters} simulated clusters + 1 stoppable; probe interval {args.interval}; {os.cpu_count()} CPUs")
 
     try:
-        sweep8, proc8, _ = first_sweep(secrets, total, args.interval, 8)
+        sweep8, cpu8, proc8, _ = first_sweep(secrets, total, args.interval, 8)
         stop(proc8)
-        sweep, proc, port = first_sweep(secrets, total, args.interval, 64)
+        sweep, cpu_first, proc, port = first_sweep(secrets, total, args.interval, 64)
         client = httpx.Client(base_url=f"http://127.0.0.1:{port}")
         try:
-            # steady state: probes per second over two intervals
-            time.sleep(interval_s)
-            p0, t0 = probes_total(client), time.monotonic()
+            # steady state: probes per second, and CPU per probe, over three intervals
             time.sleep(2 * interval_s)
-            rate = (probes_total(client) - p0) / (time.monotonic() - t0)
+            p0, c0, t0 = probes_total(client), cpu_seconds(proc.pid), time.monotonic()
+            time.sleep(3 * interval_s)
+            done = probes_total(client) - p0
+            rate = done / (time.monotonic() - t0)
+            cpu_per_probe = (cpu_seconds(proc.pid) - c0) / done if done else float("inf")
             steady_sweep = total / rate if rate else float("inf")
             rss = rss_mib(proc.pid)
 
@@ -228,6 +236,8 @@ def main() -> None:
         ("first full sweep, --probe-concurrency 8 (s)", sweep8, 20.0),
         ("steady-state sweep at 10s interval (s)", steady_sweep, 20.0),
         ("steady-state probes per second", rate, total / interval_s),
+        ("CPU seconds, first sweep (incl. start-up)", cpu_first, 20.0),
+        ("CPU seconds per steady-state sweep", cpu_per_probe * total, 20.0),
         ("resident memory, 2,001 clusters (MiB)", rss, 300.0),
         (f"new Secret visible, median of {len(latencies)} (s)", new_median, 1.0),
         ("new Secret visible, worst (s)", max(latencies), 1.0),
@@ -237,7 +247,13 @@ def main() -> None:
         print(f"{label:<48}{value:>12.2f}{target:>12.2f}{value / target:>8.2f}")
     print(f"\nclusters Ready at the end: {ready}/{total + args.new_secret_runs - 1}")
     print(f"concurrency 64 vs 8, first sweep: {sweep8 / sweep:.2f}x faster")
-    print(json.dumps({"sweep": sweep, "sweep8": sweep8, "rss": rss, "new": latencies, "unreachable": unreachable}))
+    load = os.getloadavg()
+    print(f"load average during the run (1/5/15 min): {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(
+        json.dumps(
+            {"sweep": sweep, "sweep8": sweep8, "cpu8": cpu8, "rss": rss, "new": latencies, "unreachable": unreachable}
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -175,3 +175,49 @@ def test_repeated_reason_bumps_the_event_count(api: FakeKubeAPI, tmp_path: Path)
             edge.stop()
 
     asyncio.run(story())
+
+
+def test_slowed_cluster_goes_unreachable_and_failing_readyz_degrades(tmp_path: Path) -> None:
+    """Without Kubernetes (files): a cluster slower than the probe timeout, and one whose /readyz fails."""
+    import yaml
+
+    folder = tmp_path / "clusters"
+    folder.mkdir()
+    slow = LoopbackCluster(tmp_path / "pki", "slow").start()
+    sick = LoopbackCluster(tmp_path / "pki", "sick").start()
+    for cluster in (slow, sick):
+        (folder / f"{cluster.sim.name}.yaml").write_text(yaml.safe_dump(cluster.secret()))
+
+    async def story() -> None:
+        fleet, registry = await started(settings(clusters_from=folder))
+        try:
+            await eventually(lambda: phase_of(fleet, "slow") == phase_of(fleet, "sick") == "Ready", "both Ready")
+            slow.sim.delay = 2.0  # beyond the 1 s probe timeout
+            sick.sim.readyz_ok = False
+            await eventually(lambda: phase_of(fleet, "slow") == "Unreachable", "slow Unreachable")
+            await eventually(lambda: phase_of(fleet, "sick") == "Degraded", "sick Degraded")
+            assert "timeout" in by_name(fleet)["slow"].message
+            assert "/readyz: HTTP 500" in by_name(fleet)["sick"].message
+            errors = registry.get_sample_value(
+                "argocd_lifecycle_probe_errors_total", {"cluster": "slow", "reason": "timeout"}
+            )
+            assert errors is not None and errors >= 2
+            assert (
+                registry.get_sample_value("argocd_lifecycle_cluster_phase", {"cluster": "sick", "phase": "Degraded"})
+                == 1.0
+            )
+            slow.sim.delay = 0.0
+            sick.sim.readyz_ok = True
+            await eventually(lambda: phase_of(fleet, "slow") == phase_of(fleet, "sick") == "Ready", "both recovered")
+            assert (
+                registry.get_sample_value(
+                    "argocd_lifecycle_transitions_total", {"cluster": "sick", "reason": "ClusterRecovered"}
+                )
+                == 1.0
+            )
+        finally:
+            await fleet.aclose()
+            slow.stop()
+            sick.stop()
+
+    asyncio.run(story())
