@@ -92,6 +92,7 @@ class Sink:
     secret: str = ""
     down: bool = False
     delay: float = 0.0  # seconds to hold each answer after recording the request (a slow destination)
+    gone: bool = False  # answer 404, as a deleted webhook does
     received: list[Received] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -159,6 +160,8 @@ def _handler(sink: Sink) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             if sink.down:
                 status, answer = 503, {"error": "down for maintenance"}
+            elif sink.gone:
+                status, answer = 404, {"error": "no_service"}
             else:
                 status, answer = sink.check(self.path, headers, body)
                 with sink.lock:

@@ -139,6 +139,20 @@ def test_sink_down_for_a_while_delivers_after_recovery_in_order(start_receiver, 
     assert sinks["webhook"].errors == []
 
 
+def test_a_deleted_webhook_dead_letters_and_shows_in_the_outbox(start_receiver, sinks) -> None:
+    receiver = start_receiver()
+    sinks["teams"].gone = True
+    assert receiver.argocd(alert(severity="critical")).status_code == 202
+    outbox = receiver.settled()
+    [dead] = outbox["deadLetter"]
+    assert (dead["receiver"], dead["attempts"]) == ("ops-teams", 1)
+    assert dead["lastError"] == 'teams answered 404: {"error": "no_service"}'
+    assert outbox["counts"] == {"pending": 0, "delivered": 2, "dead": 1}  # Slack and DingTalk got theirs
+    metrics = receiver.http.get("/metrics").text
+    assert 'argocd_lifecycle_receiver_dead_lettered_total{receiver="ops-teams"} 1.0' in metrics
+    assert 'argocd_lifecycle_receiver_outbox_depth{state="dead"} 1.0' in metrics
+
+
 def test_kill_9_during_delivery_loses_nothing_and_repeats_only_by_key(start_receiver, sinks) -> None:
     receiver = start_receiver()
     webhook = sinks["webhook"]
