@@ -190,3 +190,28 @@ def test_only_the_leader_probes_and_writes(api: FakeKubeAPI, make_cluster) -> No
             await a.aclose()
 
     asyncio.run(story())
+
+
+def test_list_pages_through_large_inventories(api: FakeKubeAPI) -> None:
+    """1,201 Secrets arrive in pages of 500 (limit/continue), and all of them are known after one listing."""
+    from argocd_lifecycle.generators.inventory import Inventory
+    from argocd_lifecycle.generators.kube_source import KubeSource
+    from argocd_lifecycle.kube import KubeSettings, connect
+    from tests.integration.generators.loopback import cluster_secret
+
+    for i in range(1201):
+        api.put_secret(cluster_secret(f"c{i}", f"https://c{i}.example:6443", "t", b"", config={}))
+
+    async def story() -> None:
+        inventory = Inventory("argocd")
+        source = KubeSource(connect(KubeSettings(str(api.kubeconfig))), "argocd", inventory, asyncio.get_running_loop())
+        source.start()
+        try:
+            await eventually(inventory.synced, "the first listing")
+            assert len(inventory.secrets) == 1201 and not inventory.invalid
+            pages = [p for m, p in api.requests if m == "GET" and p.endswith("/secrets")]
+            assert len(pages) >= 3
+        finally:
+            source.stop()
+
+    asyncio.run(story())
