@@ -205,7 +205,8 @@ def main() -> None:
                     row["p50"].append(lat[len(lat) // 2] * 1000)
                     row["p99"].append(lat[int(len(lat) * 0.99)] * 1000)
                     print(
-                        f"round {r + 1} {name:8s} saturation {eps:7.0f} ev/s, {cpu_us:4.0f} us CPU/event | at {args.rate:.0f}/s offered: "
+                        f"round {r + 1} {name:8s} saturation {eps:7.0f} ev/s, {cpu_us:4.0f} us CPU/event | "
+                        f"at {args.rate:.0f}/s offered: "
                         f"achieved {achieved:6.0f}/s p50 {row['p50'][-1]:6.2f} ms p99 {row['p99'][-1]:6.2f} ms",
                         flush=True,
                     )
@@ -219,9 +220,7 @@ def main() -> None:
     print(f"{'':10s}{'events/s':>10s}{'CPU us/ev':>10s}{'1-core ev/s':>12s}{'p50 ms':>9s}{'p99 ms':>9s}")
     for name in ("baseline", "receiver"):
         m = med[name]
-        print(
-            f"{name:10s}{m['eps']:10.0f}{m['cpu_us']:10.0f}{1e6 / m['cpu_us']:12.0f}{m['p50']:9.2f}{m['p99']:9.2f}"
-        )
+        print(f"{name:10s}{m['eps']:10.0f}{m['cpu_us']:10.0f}{1e6 / m['cpu_us']:12.0f}{m['p50']:9.2f}{m['p99']:9.2f}")
     print(
         f"receiver/baseline: throughput {o['eps'] / b['eps']:.2f}, CPU per event {o['cpu_us'] / b['cpu_us']:.2f}, "
         f"p99 {o['p99'] / b['p99']:.2f}"
