@@ -186,3 +186,10 @@ def test_redis_state_is_shared_by_two_replicas(start_receiver, sinks, redis_url)
     first.settled()
     second.settled()
     assert len(sinks["slack"].received) == 1
+    # Both replicas deliver from the shared outbox: each message once, in the order accepted.
+    for n in range(12):
+        assert (first, second)[n % 2].argocd(alert(app=f"app-{n:02d}")).json()["status"] == "queued"
+    first.settled()
+    apps = [b["blocks"][0]["text"]["text"].split(" ")[1] for b in sinks["slack"].bodies()[1:]]
+    assert apps == [f"app-{n:02d}" for n in range(12)]
+    assert sinks["slack"].errors == []
