@@ -184,8 +184,8 @@ def run_wrk(url: str, script: Path, seconds: int, connections: int) -> dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clusters", type=int, default=2000)
-    parser.add_argument("--seconds", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "TOKEN_FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
