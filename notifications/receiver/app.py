@@ -29,6 +29,7 @@ from argocd_lifecycle.notifications.receiver.state import DEAD, PENDING, StateEr
 
 log = logging.getLogger(__name__)
 MAX_BODY = 1024 * 1024
+HOUSEKEEPING_SECONDS = 60.0
 
 
 class ApiError(Exception):
@@ -285,15 +286,31 @@ class Receiver:
             Route("/openapi.json", self.openapi, methods=["GET"], include_in_schema=False),
         ]
 
+    async def housekeeping(self) -> None:
+        """Prune expired state every minute until cancelled."""
+        while True:
+            try:
+                await self.store.housekeeping(
+                    self.clock(), retention=self.config.delivery.retention, flap_window=self.config.flap_window
+                )
+            except Exception as exc:  # keep serving and delivering even if pruning fails
+                log.warning("state housekeeping failed: %s", exc)
+            await asyncio.sleep(HOUSEKEEPING_SECONDS)
+
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
-        task = asyncio.create_task(self.deliverer.run(), name="outbox")
+        tasks = [
+            asyncio.create_task(self.deliverer.run(), name="outbox"),
+            asyncio.create_task(self.housekeeping(), name="housekeeping"),
+        ]
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await self.client.aclose()
             await self.store.close()
 

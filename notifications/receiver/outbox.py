@@ -24,7 +24,6 @@ from argocd_lifecycle.notifications.receiver.state import OutboxItem, StateStore
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.5
-HOUSEKEEPING_SECONDS = 60.0
 
 
 class RateLimiter:
@@ -78,15 +77,7 @@ class Deliverer:
     async def run(self) -> None:
         """Deliver until cancelled."""
         loops = [self._loop(name) for name in self.sinks]
-        await asyncio.gather(*loops, self._housekeeping())
-
-    async def _housekeeping(self) -> None:
-        while True:
-            try:
-                await self.store.housekeeping(self.clock(), self.settings.retention)
-            except Exception as exc:  # keep delivering even if pruning fails
-                log.warning("state housekeeping failed: %s", exc)
-            await asyncio.sleep(HOUSEKEEPING_SECONDS)
+        await asyncio.gather(*loops)
 
     async def _loop(self, name: str) -> None:
         wakeup = self._wakeups[name]

@@ -195,7 +195,9 @@ class RedisState:
         await self.r.delete(self.p + "storm:" + cluster, self.p + "storm-apps:" + cluster)
 
     async def flap_count(self, identity: str, now: float, window: float) -> int:
-        return int(await self.r.zcount(self.p + "flap:" + identity, f"({_f(now - window)}", "+inf"))
+        key = self.p + "flap:" + identity
+        await self.r.zremrangebyscore(key, "-inf", _f(now - window))  # keeps each set to one window
+        return int(await self.r.zcount(key, f"({_f(now - window)}", "+inf"))
 
     async def flap_begin(self, identity: str, now: float, until: float) -> bool:
         key = self.p + "flapping:" + identity
@@ -245,7 +247,8 @@ class RedisState:
     async def outbox_counts(self) -> dict[str, int]:
         return {s: int(await self.r.zcard(self.p + "idx:" + s)) for s in (PENDING, DELIVERED, DEAD)}
 
-    async def housekeeping(self, now: float, retention: float) -> None:
+    async def housekeeping(self, now: float, *, retention: float, flap_window: float) -> None:
+        # flap hits are trimmed by flap_count, which runs before every new hit
         key = self.p + "silences"
         expired = [k for k, v in (await self.r.hgetall(key)).items() if json.loads(v)["expiresAtUnix"] <= now]
         if expired:

@@ -347,12 +347,12 @@ class SqliteState:
             counts[state] = n
         return counts
 
-    async def housekeeping(self, now: float, retention: float) -> None:
+    async def housekeeping(self, now: float, *, retention: float, flap_window: float) -> None:
         with self._change() as db:
             db.execute("DELETE FROM dedupe WHERE until <= ?", (now,))
             db.execute("DELETE FROM replay WHERE until <= ?", (now,))
             db.execute("DELETE FROM flapping WHERE until <= ?", (now,))
-            db.execute("DELETE FROM flap_hits WHERE ts <= ?", (now - 86400,))
+            db.execute("DELETE FROM flap_hits WHERE ts <= ?", (now - flap_window,))
             db.execute("DELETE FROM silences WHERE expires <= ?", (now,))
             db.execute("DELETE FROM outbox WHERE state = ? AND finished <= ?", (DELIVERED, now - retention))
         self._silences = None

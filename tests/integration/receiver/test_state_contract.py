@@ -130,7 +130,7 @@ async def test_housekeeping_drops_expired_silences(store: StateStore) -> None:
     long = silences.from_request({"matchers": {"app": ["b"]}, "duration": "1h"}, NOW)
     await store.add_silence(short)
     await store.add_silence(long)
-    await store.housekeeping(NOW + 120, retention=86400)
+    await store.housekeeping(NOW + 120, retention=86400, flap_window=600)
     assert not await store.delete_silence(short.id)  # already gone
     assert [s.id for s in await store.silences(NOW + 120)] == [long.id]
 
@@ -140,7 +140,7 @@ async def test_housekeeping_drops_old_deliveries_only(store: StateStore) -> None
     done = await store.claim("slack", NOW, 30)
     assert done is not None
     await store.delivered(done.id, NOW)
-    await store.housekeeping(NOW + 100, retention=50)
+    await store.housekeeping(NOW + 100, retention=50, flap_window=600)
     assert await store.outbox_counts() == {PENDING: 1, DELIVERED: 0, DEAD: 0}
 
 

@@ -41,3 +41,12 @@ async def test_checkpoints_run_in_the_background(tmp_path: Path) -> None:
     await store._checkpointing
     assert path.stat().st_size > empty + CHECKPOINT_EVERY * 500  # the rows reached the database file
     await store.close()
+
+
+async def test_housekeeping_keeps_flap_hits_for_one_window(tmp_path: Path) -> None:
+    store = SqliteState.open(str(tmp_path / "s.db"))
+    await store.record("old", 1000.0, window=60, items=[], flap_identity="id")
+    await store.record("new", 1500.0, window=60, items=[], flap_identity="id")
+    await store.housekeeping(1700.0, retention=86400, flap_window=600)
+    assert store.db.execute("SELECT ts FROM flap_hits").fetchall() == [(1500.0,)]
+    await store.close()
