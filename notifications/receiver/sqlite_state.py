@@ -53,7 +53,7 @@ CREATE INDEX IF NOT EXISTS outbox_due ON outbox (receiver, state, not_before, se
 CREATE INDEX IF NOT EXISTS outbox_group ON outbox (receiver, group_key, seq) WHERE group_key != '';
 """
 log = logging.getLogger(__name__)
-CHECKPOINT_EVERY = 100  # commits between background checkpoints
+CHECKPOINT_EVERY = 1000  # commits between background checkpoints (each one ends in an fsync)
 _COLUMNS = "id, seq, receiver, payload, state, attempts, created, not_before, next_attempt, group_key, last_error"
 _SELECT = f"SELECT {_COLUMNS}, finished FROM outbox"  # noqa: S608 - fixed column list
 
