@@ -50,9 +50,23 @@ CREATE TABLE IF NOT EXISTS outbox (
   created REAL NOT NULL, not_before REAL NOT NULL, next_attempt REAL NOT NULL,
   claimed_until REAL NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '', finished REAL);
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (receiver, state, not_before, seq);
+CREATE INDEX IF NOT EXISTS outbox_finished ON outbox (state, finished);
+CREATE INDEX IF NOT EXISTS dedupe_until ON dedupe (until);
+CREATE INDEX IF NOT EXISTS replay_until ON replay (until);
+CREATE INDEX IF NOT EXISTS flap_hits_by_time ON flap_hits (ts);
 CREATE INDEX IF NOT EXISTS outbox_group ON outbox (receiver, group_key, seq) WHERE group_key != '';
 """
 log = logging.getLogger(__name__)
+_BATCH = 1000
+# table -> (key, expiry condition with one parameter): what housekeeping deletes, each via an index
+_PRUNE = {
+    "dedupe": ("fp", "until <= ?"),
+    "replay": ("sig", "until <= ?"),
+    "flapping": ("identity", "until <= ?"),
+    "flap_hits": ("rowid", "ts <= ?"),
+    "silences": ("id", "expires <= ?"),
+    "outbox": ("seq", f"state = '{DELIVERED}' AND finished <= ?"),
+}
 CHECKPOINT_EVERY = 1000  # commits between background checkpoints (each one ends in an fsync)
 _COLUMNS = "id, seq, receiver, payload, state, attempts, created, not_before, next_attempt, group_key, last_error"
 _SELECT = f"SELECT {_COLUMNS}, finished FROM outbox"  # noqa: S608 - fixed column list
@@ -348,12 +362,23 @@ class SqliteState:
         return counts
 
     async def housekeeping(self, now: float, *, retention: float, flap_window: float) -> None:
-        with self._change() as db:
-            db.execute("DELETE FROM dedupe WHERE until <= ?", (now,))
-            db.execute("DELETE FROM replay WHERE until <= ?", (now,))
-            db.execute("DELETE FROM flapping WHERE until <= ?", (now,))
-            db.execute("DELETE FROM flap_hits WHERE ts <= ?", (now - flap_window,))
-            db.execute("DELETE FROM silences WHERE expires <= ?", (now,))
-            db.execute("DELETE FROM outbox WHERE state = ? AND finished <= ?", (DELIVERED, now - retention))
+        # At thousands of events a second a table can hold millions of expired rows: delete them in
+        # indexed batches, each committed on its own, so requests keep being served in between.
+        cutoffs = {
+            "dedupe": now,
+            "replay": now,
+            "flapping": now,
+            "flap_hits": now - flap_window,
+            "silences": now,
+            "outbox": now - retention,
+        }
+        for table, (key, condition) in _PRUNE.items():
+            batch = f"SELECT {key} FROM {table} WHERE {condition} LIMIT {_BATCH}"  # noqa: S608 - fixed names
+            sql = f"DELETE FROM {table} WHERE {key} IN ({batch})"  # noqa: S608
+            while True:
+                with self._change() as db:
+                    deleted = db.execute(sql, (cutoffs[table],)).rowcount
+                await self._durable()
+                if deleted < _BATCH:
+                    break
         self._silences = None
-        await self._durable()

@@ -50,3 +50,16 @@ async def test_housekeeping_keeps_flap_hits_for_one_window(tmp_path: Path) -> No
     await store.housekeeping(1700.0, retention=86400, flap_window=600)
     assert store.db.execute("SELECT ts FROM flap_hits").fetchall() == [(1500.0,)]
     await store.close()
+
+
+async def test_housekeeping_deletes_in_batches_until_nothing_expired_is_left(tmp_path: Path) -> None:
+    store = SqliteState.open(str(tmp_path / "s.db"))
+    for n in range(2500):
+        await store.record(f"fp{n}", 1000.0, window=60, items=[])
+    await store.record("fresh", 1000.0, window=3600, items=[])
+    commits: list[str] = []
+    store.db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    await store.housekeeping(2000.0, retention=86400, flap_window=600)
+    assert store.db.execute("SELECT fp FROM dedupe").fetchall() == [("fresh",)]
+    assert len(commits) >= 3  # 2500 rows in batches of 1000, each committed on its own
+    await store.close()
