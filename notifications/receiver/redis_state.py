@@ -254,8 +254,6 @@ class RedisState:
         if expired:
             await self.r.hdel(key, *expired)
         index = self.p + "idx:delivered"
-        old = await self.r.zrangebyscore(index, "-inf", _f(now - retention))
-        for item_id in old:
-            await self.r.delete(self.p + "item:" + item_id)
-        if old:
+        while old := await self.r.zrangebyscore(index, "-inf", _f(now - retention), start=0, num=500):
+            await self.r.delete(*(self.p + "item:" + item_id for item_id in old))
             await self.r.zrem(index, *old)
