@@ -151,7 +151,7 @@ def connect(settings: KubeSettings) -> Kube:
     try:
         if settings.kubeconfig:
             _config.load_kube_config(
-                config_file=settings.kubeconfig, context=settings.context, client_configuration=cfg
+                config_file=os.fspath(settings.kubeconfig), context=settings.context, client_configuration=cfg
             )
         elif os.environ.get("KUBERNETES_SERVICE_HOST"):
             _config.load_incluster_config(client_configuration=cfg)

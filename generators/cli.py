@@ -150,7 +150,7 @@ def serve(**opts: Any) -> None:
     host, port = parse_listen(opts["listen"])
     settings = ServeSettings(
         clusters_from=opts["clusters_from"],
-        kubeconfig=opts["kubeconfig"],
+        kubeconfig=str(opts["kubeconfig"]) if opts["kubeconfig"] else None,  # the client wants a str
         context=opts["context"],
         namespace=opts["namespace"],
         host=host,

@@ -119,3 +119,48 @@ def test_serve_help_lists_the_flags() -> None:
         "--token-file",
     ):
         assert flag in out
+
+
+def test_serve_with_kubeconfig_writes_phases_and_releases_the_lease(tmp_path: Path) -> None:
+    from argocd_lifecycle.model import Annotation
+    from tests.integration.generators.fake_kube_api import FakeKubeAPI
+
+    api = FakeKubeAPI(tmp_path).start()
+    edge = LoopbackCluster(tmp_path / "pki", "edge").start()
+    api.put_secret(edge.secret())
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            *ARGV,
+            "--kubeconfig",
+            str(api.kubeconfig),
+            "--namespace",
+            "argocd",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--insecure-no-auth",
+            "--probe-interval",
+            "200ms",
+            "--ready-after",
+            "2",
+            "--identity",
+            "serve-test",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        until(lambda: _rows(port).get("edge", {}).get("phase") == "Ready", "edge Ready")
+        until(
+            lambda: api.secret("cluster-edge")["metadata"].get("annotations", {}).get(Annotation.PHASE) == "Ready",
+            "the phase annotation",
+        )
+        assert api.store["leases"]["argocd-lifecycle-generator"]["spec"]["holderIdentity"] == "serve-test"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        edge.stop()
+        api.stop()
+    assert proc.returncode == 0, err
+    assert api.store["leases"]["argocd-lifecycle-generator"]["spec"]["holderIdentity"] == ""  # given up on exit
