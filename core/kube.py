@@ -158,8 +158,10 @@ def connect(settings: KubeSettings) -> Kube:
         else:
             _config.load_kube_config(context=settings.context, client_configuration=cfg)
     except (ConfigException, OSError, ValueError, TypeError, yaml.YAMLError) as exc:
-        where = settings.kubeconfig or "the default kubeconfig / in-cluster config"
-        raise ConfigError(f"kubeconfig {where}: {exc}") from exc
+        if settings.kubeconfig:
+            raise ConfigError(f"kubeconfig {settings.kubeconfig}: {exc}") from exc
+        problem = f"no kubeconfig given, not in a cluster, and the default kubeconfig is unusable: {exc}"
+        raise ConfigError(problem) from exc
     return Kube(client.ApiClient(cfg), settings)
 
 
