@@ -164,3 +164,14 @@ def test_serve_with_kubeconfig_writes_phases_and_releases_the_lease(tmp_path: Pa
         api.stop()
     assert proc.returncode == 0, err
     assert api.store["leases"]["argocd-lifecycle-generator"]["spec"]["holderIdentity"] == ""  # given up on exit
+
+
+def test_serve_without_any_kubernetes_configuration_says_so(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    with pytest.raises(SystemExit) as exc:
+        main(["generator", "serve", "--insecure-no-auth", "--listen", f"127.0.0.1:{free_port()}"])
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert "error: no kubeconfig given, not in a cluster" in err and "Traceback" not in err
