@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 import subprocess
 import sys
@@ -170,8 +171,13 @@ def test_serve_without_any_kubernetes_configuration_says_so(tmp_path: Path, caps
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    with pytest.raises(SystemExit) as exc:
-        main(["generator", "serve", "--insecure-no-auth", "--listen", f"127.0.0.1:{free_port()}"])
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level  # serve configures logging: give pytest's back
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main(["generator", "serve", "--insecure-no-auth", "--listen", f"127.0.0.1:{free_port()}"])
+    finally:
+        root.handlers[:], root.level = handlers, level
     assert exc.value.code == 1
     err = capsys.readouterr().err
     assert "error: no kubeconfig given, not in a cluster" in err and "Traceback" not in err
