@@ -1,28 +1,16 @@
-"""SQLite state store: one file, one process, no server.
-
-Calls run on the event loop thread on purpose: each is a few indexed statements on a local file in
-WAL mode (microseconds), cheaper than a hop to a worker thread. Writes use group commit: a write
-opens (or joins) the current transaction, each change sits in its own savepoint, and the writer
-waits for the one COMMIT that ends the current loop turn, so a burst of requests shares a commit
-and nobody is answered before their change is committed. ``synchronous=NORMAL`` in WAL mode keeps
-every committed transaction across a process crash (``kill -9``); only a power loss can take the
-last ones back. Checkpoints (copying the WAL into the database file, with an fsync) are turned off
-on the serving connection and run from a second connection in a worker thread, so their I/O never
-stalls the event loop.
-"""
+"""SQLite state store: one file, one process, no server (group commit and checkpoints: sqlite_commit)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from argocd_lifecycle.notifications.receiver.silences import Silence
+from argocd_lifecycle.notifications.receiver.sqlite_commit import GroupCommit
 from argocd_lifecycle.notifications.receiver.state import (
     DEAD,
     DELIVERED,
@@ -67,7 +55,6 @@ _PRUNE = {
     "silences": ("id", "expires <= ?"),
     "outbox": ("seq", f"state = '{DELIVERED}' AND finished <= ?"),
 }
-CHECKPOINT_EVERY = 1000  # commits between background checkpoints (each one ends in an fsync)
 _COLUMNS = "id, seq, receiver, payload, state, attempts, created, not_before, next_attempt, group_key, last_error"
 _SELECT = f"SELECT {_COLUMNS}, finished FROM outbox"  # noqa: S608 - fixed column list
 
@@ -92,67 +79,10 @@ def _item(row: tuple[Any, ...]) -> OutboxItem:
 @translated(sqlite3.Error, "sqlite")
 class SqliteState:
     def __init__(self, db: sqlite3.Connection, path: str) -> None:
-        self.db, self._path = db, path
-        self._commit: asyncio.Future[None] | None = None
-        self._commits = 0
-        self._checkpointer: sqlite3.Connection | None = None
-        self._checkpointing: asyncio.Task[None] | None = None
+        self.db, self.tx = db, GroupCommit(db, path)
         # This process is the file's only user, so copies of what is read per event are exact.
         self._silences: list[Silence] | None = None
         self._phases: dict[str, str] = {}
-
-    @contextlib.contextmanager
-    def _change(self) -> Iterator[sqlite3.Connection]:
-        """One all-or-nothing change inside the shared transaction."""
-        db = self.db
-        if not db.in_transaction:
-            db.execute("BEGIN IMMEDIATE")
-        db.execute("SAVEPOINT change")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK TO change")
-            db.execute("RELEASE change")
-            raise
-        db.execute("RELEASE change")
-
-    async def _durable(self) -> None:
-        """Wait until the shared transaction (holding this caller's change) is committed."""
-        if self._commit is None:
-            loop = asyncio.get_running_loop()
-            self._commit = loop.create_future()
-            loop.call_soon(self._flush)
-        await asyncio.shield(self._commit)
-
-    def _flush(self) -> None:
-        done, self._commit = self._commit, None
-        assert done is not None
-        try:
-            if self.db.in_transaction:
-                self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            done.set_exception(exc)
-        else:
-            done.set_result(None)
-            self._commits += 1
-            if self._commits >= CHECKPOINT_EVERY and self._checkpointing is None:
-                self._commits = 0
-                self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoint())
-
-    async def _checkpoint(self) -> None:
-        try:
-            await asyncio.to_thread(self._checkpoint_now)
-        except sqlite3.Error as exc:  # the next one retries; the WAL only grows meanwhile
-            log.warning("sqlite checkpoint failed: %s", exc)
-        finally:
-            self._checkpointing = None
-
-    def _checkpoint_now(self) -> None:
-        if self._checkpointer is None:
-            self._checkpointer = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     @classmethod
     def open(cls, path: str, *, release_leases: bool = True) -> SqliteState:
@@ -164,7 +94,6 @@ class SqliteState:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=5000")
-            db.execute("PRAGMA wal_autocheckpoint=0")
             db.executescript(_SCHEMA)
             if release_leases:
                 db.execute("UPDATE outbox SET claimed_until = 0 WHERE state = ?", (PENDING,))
@@ -173,13 +102,7 @@ class SqliteState:
         return cls(db, path)
 
     async def close(self) -> None:
-        if self._checkpointing is not None:
-            await self._checkpointing
-        if self._checkpointer is not None:
-            self._checkpointer.close()
-        if self.db.in_transaction:  # a change whose writer was cancelled before its commit
-            self.db.execute("COMMIT")
-        self.db.close()  # the last connection to close checkpoints and removes the WAL
+        await self.tx.close()
 
     async def ping(self) -> None:
         self.db.execute("SELECT 1").fetchone()
@@ -198,7 +121,7 @@ class SqliteState:
         groups: Sequence[GroupUpdate] = (),
         flap_identity: str = "",
     ) -> bool:
-        with self._change() as db:
+        async with self.tx.write() as db:
             # mark unless marked and unexpired: the check and the mark in one statement
             marked = db.execute(
                 "INSERT INTO dedupe VALUES (?, ?) ON CONFLICT (fp) DO UPDATE SET until = excluded.until"
@@ -212,7 +135,6 @@ class SqliteState:
                     self._insert(item, now)
                 for group in groups:
                     self._group(group, now)
-        await self._durable()
         return bool(marked)
 
     def _insert(self, item: NewItem, now: float) -> None:
@@ -247,9 +169,8 @@ class SqliteState:
         row = self.db.execute("SELECT until FROM replay WHERE sig = ?", (signature,)).fetchone()
         if row is not None and row[0] > now:
             return True
-        with self._change() as db:
+        async with self.tx.write() as db:
             db.execute("INSERT OR REPLACE INTO replay VALUES (?, ?)", (signature, now + ttl))
-        await self._durable()
         return False
 
     async def cluster_phase(self, cluster: str) -> str:
@@ -259,26 +180,23 @@ class SqliteState:
         return self._phases[cluster]
 
     async def set_cluster_phase(self, cluster: str, phase: str, now: float) -> None:
-        with self._change() as db:
+        async with self.tx.write() as db:
             db.execute("INSERT OR REPLACE INTO clusters VALUES (?, ?, ?)", (cluster, phase, now))
         self._phases[cluster] = phase
-        await self._durable()
 
     async def storm_add(self, cluster: str, app: str, now: float) -> tuple[float, int, list[str]]:
-        with self._change() as db:
+        async with self.tx.write() as db:
             db.execute("INSERT OR IGNORE INTO storms VALUES (?, ?, 0)", (cluster, now))
             db.execute("UPDATE storms SET alerts = alerts + 1 WHERE cluster = ?", (cluster,))
             db.execute("INSERT OR IGNORE INTO storm_apps VALUES (?, ?)", (cluster, app))
             started, alerts = db.execute("SELECT started, alerts FROM storms WHERE cluster = ?", (cluster,)).fetchone()
             apps = [r[0] for r in db.execute("SELECT app FROM storm_apps WHERE cluster = ? ORDER BY app", (cluster,))]
-        await self._durable()
         return float(started), int(alerts), apps
 
     async def storm_clear(self, cluster: str) -> None:
-        with self._change() as db:
+        async with self.tx.write() as db:
             db.execute("DELETE FROM storms WHERE cluster = ?", (cluster,))
             db.execute("DELETE FROM storm_apps WHERE cluster = ?", (cluster,))
-        await self._durable()
 
     async def flap_count(self, identity: str, now: float, window: float) -> int:
         row = self.db.execute(
@@ -287,18 +205,16 @@ class SqliteState:
         return int(row[0])
 
     async def flap_begin(self, identity: str, now: float, until: float) -> bool:
-        with self._change() as db:
+        async with self.tx.write() as db:
             row = db.execute("SELECT until FROM flapping WHERE identity = ?", (identity,)).fetchone()
             db.execute("INSERT OR REPLACE INTO flapping VALUES (?, ?)", (identity, until))
-        await self._durable()
         return row is None or row[0] <= now
 
     async def add_silence(self, silence: Silence) -> None:
-        with self._change() as db:
+        async with self.tx.write() as db:
             body = json.dumps(silence.to_store())
             db.execute("INSERT INTO silences VALUES (?, ?, ?)", (silence.id, silence.expires_at, body))
         self._silences = None
-        await self._durable()
 
     async def silences(self, now: float) -> list[Silence]:
         if self._silences is None:
@@ -307,10 +223,9 @@ class SqliteState:
         return [s for s in self._silences if s.expires_at > now]
 
     async def delete_silence(self, silence_id: str) -> bool:
-        with self._change() as db:
+        async with self.tx.write() as db:
             deleted = db.execute("DELETE FROM silences WHERE id = ?", (silence_id,)).rowcount > 0
         self._silences = None
-        await self._durable()
         return deleted
 
     async def claim(self, receiver: str, now: float, lease: float) -> OutboxItem | None:
@@ -320,17 +235,15 @@ class SqliteState:
         ).fetchone()
         if row is None or row[8] > now:  # head not due: later items wait, keeping the order
             return None
-        with self._change() as db:
+        async with self.tx.write() as db:
             changed = db.execute(
                 "UPDATE outbox SET claimed_until = ? WHERE seq = ? AND claimed_until <= ?", (now + lease, row[1], now)
             ).rowcount
-        await self._durable()
         return _item(row) if changed else None
 
     async def _update(self, sql: str, args: tuple[Any, ...]) -> None:
-        with self._change() as db:
+        async with self.tx.write() as db:
             db.execute(sql, args)
-        await self._durable()
 
     async def delivered(self, item_id: str, now: float) -> None:
         await self._update(
@@ -376,9 +289,8 @@ class SqliteState:
             batch = f"SELECT {key} FROM {table} WHERE {condition} LIMIT {_BATCH}"  # noqa: S608 - fixed names
             sql = f"DELETE FROM {table} WHERE {key} IN ({batch})"  # noqa: S608
             while True:
-                with self._change() as db:
+                async with self.tx.write() as db:
                     deleted = db.execute(sql, (cutoffs[table],)).rowcount
-                await self._durable()
                 if deleted < _BATCH:
                     break
         self._silences = None

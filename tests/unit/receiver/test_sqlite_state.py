@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import uuid
 from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.notifications.receiver.sqlite_state import CHECKPOINT_EVERY, SqliteState
+from argocd_lifecycle.notifications.receiver.sqlite_commit import CHECKPOINT_EVERY
+from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
 from argocd_lifecycle.notifications.receiver.state import PENDING, NewItem
 
 pytestmark = pytest.mark.anyio
@@ -30,16 +32,40 @@ async def test_concurrent_writers_share_one_commit_and_all_are_durable(tmp_path:
     await store.close()
 
 
-async def test_checkpoints_run_in_the_background(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
+async def settle(store: SqliteState) -> None:
+    while store.tx._checkpointing is not None:
+        await asyncio.sleep(0.005)
+
+
+async def test_checkpoints_run_off_the_loop_and_the_wal_starts_over(tmp_path: Path, caplog) -> None:
+    caplog.set_level(logging.DEBUG, logger="argocd_lifecycle.notifications.receiver.sqlite_commit")
+    path, wal = tmp_path / "s.db", tmp_path / "s.db-wal"
     store = SqliteState.open(str(path))
-    empty = path.stat().st_size
-    for n in range(CHECKPOINT_EVERY + 1):
-        await store.record(f"fp{n}", 1.0, window=60, items=[item()])
     assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)  # never on the loop
-    assert store._checkpointing is not None
-    await store._checkpointing
-    assert path.stat().st_size > empty + CHECKPOINT_EVERY * 500  # the rows reached the database file
+    empty, sizes = path.stat().st_size, []
+    for batch in range(3):
+        for n in range(CHECKPOINT_EVERY):
+            await store.record(f"fp{batch}-{n}", 1.0, window=60, items=[item()])
+        await settle(store)
+        sizes.append(wal.stat().st_size)
+    done = [r.getMessage() for r in caplog.records if r.getMessage().startswith("checkpoint:")]
+    assert len(done) == 3
+    assert all(m.split()[1] == m.split()[3] for m in done)  # every frame copied each time
+    assert path.stat().st_size > empty + 2 * CHECKPOINT_EVERY * 500  # the rows reached the database file
+    assert sizes[2] <= sizes[0] * 1.2  # the same WAL space is reused, not three times as much
+    await store.close()
+
+
+async def test_writers_wait_while_a_checkpoint_holds_the_wal(tmp_path: Path) -> None:
+    store = SqliteState.open(str(tmp_path / "s.db"))
+    store.tx._hold = hold = asyncio.Event()
+    writer = asyncio.ensure_future(store.record("fp", 1.0, window=60, items=[item()]))
+    await asyncio.sleep(0.05)
+    assert not writer.done() and not store.db.in_transaction
+    assert not await store.seen("fp", 1.0)  # reads go on meanwhile
+    store.tx._hold = None
+    hold.set()
+    assert await writer
     await store.close()
 
 
