@@ -9,9 +9,10 @@ here:
   and nobody is answered before their change is committed. ``synchronous=NORMAL`` in WAL mode keeps
   every commit across a process crash (``kill -9``); only a power loss can take the last ones back.
 - Checkpoints (copying the WAL into the database file, ending in an fsync) are off on the serving
-  connection and run from a second connection in a worker thread. While one runs, new write
-  transactions wait (reads and request parsing go on): with no frames appended meanwhile the
-  checkpoint completes, and the next write starts the WAL over instead of growing it for ever.
+  connection and run from a second connection in a worker thread, in two passes. The first copies
+  the bulk while writers go on. During the second, which copies only what came meanwhile, new write
+  transactions wait (reads and request parsing go on): with no frames appended then, the checkpoint
+  completes and the next write starts the WAL over instead of growing it for ever.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import sqlite3
 from collections.abc import AsyncIterator
 
 log = logging.getLogger(__name__)
-CHECKPOINT_EVERY = 200  # commits between checkpoints: each copies at most that much WAL
+CHECKPOINT_EVERY = 500  # commits between checkpoints: each copies at most that much WAL
 
 
 class GroupCommit:
@@ -33,7 +34,8 @@ class GroupCommit:
         db.execute("PRAGMA journal_size_limit=67108864")  # the WAL file shrinks back to 64 MiB at most
         self._commit: asyncio.Future[None] | None = None
         self._commits = 0
-        self._hold: asyncio.Event | None = None  # set while a checkpoint runs
+        self._hold: asyncio.Event | None = None  # present while new write transactions must wait
+        self._ready: asyncio.Event | None = None  # set once no transaction is open under the hold
         self._checkpointer: sqlite3.Connection | None = None
         self._checkpointing: asyncio.Task[None] | None = None
 
@@ -51,16 +53,18 @@ class GroupCommit:
         except BaseException:
             db.execute("ROLLBACK TO change")
             db.execute("RELEASE change")
+            self._scheduled()  # the transaction still ends this turn, with the others' changes
             raise
         db.execute("RELEASE change")
-        await self._durable()
+        await asyncio.shield(self._scheduled())
 
-    async def _durable(self) -> None:
+    def _scheduled(self) -> asyncio.Future[None]:
+        """The commit that ends this loop turn (scheduled on first use)."""
         if self._commit is None:
             loop = asyncio.get_running_loop()
             self._commit = loop.create_future()
             loop.call_soon(self._flush)
-        await asyncio.shield(self._commit)
+        return self._commit
 
     def _flush(self) -> None:
         done, self._commit = self._commit, None
@@ -72,21 +76,29 @@ class GroupCommit:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
             done.set_exception(exc)
-            return
-        done.set_result(None)
-        self._commits += 1
-        if self._commits >= CHECKPOINT_EVERY and self._checkpointing is None:
-            # No transaction is open right now; holding new ones from here on keeps the WAL still.
-            self._commits, self._hold = 0, asyncio.Event()
+            done.exception()  # waiters get it raised; with none, asyncio need not warn
+        else:
+            done.set_result(None)
+            self._commits += 1
+        if self._ready is not None:
+            # The last transaction begun before the hold has ended: nothing appends to the WAL now.
+            self._ready.set()
+        elif self._commits >= CHECKPOINT_EVERY and self._checkpointing is None:
+            self._commits = 0
             self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoint())
 
     async def _checkpoint(self) -> None:
         try:
-            await asyncio.to_thread(self._checkpoint_now)
+            await asyncio.to_thread(self._checkpoint_now)  # the bulk, writers going on
+            self._hold, self._ready = asyncio.Event(), asyncio.Event()
+            if not self.db.in_transaction:
+                self._ready.set()
+            await self._ready.wait()  # else the open transaction's commit sets it
+            await asyncio.to_thread(self._checkpoint_now)  # the rest, no writer appending
         except sqlite3.Error as exc:  # the next one retries; the WAL only grows meanwhile
             log.warning("sqlite checkpoint failed: %s", exc)
         finally:
-            hold, self._hold, self._checkpointing = self._hold, None, None
+            hold, self._hold, self._ready, self._checkpointing = self._hold, None, None, None
             if hold is not None:
                 hold.set()
 

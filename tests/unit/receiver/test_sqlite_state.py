@@ -12,7 +12,7 @@ import pytest
 
 from argocd_lifecycle.notifications.receiver.sqlite_commit import CHECKPOINT_EVERY
 from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
-from argocd_lifecycle.notifications.receiver.state import PENDING, NewItem
+from argocd_lifecycle.notifications.receiver.state import PENDING, NewItem, StateError
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +49,7 @@ async def test_checkpoints_run_off_the_loop_and_the_wal_starts_over(tmp_path: Pa
         await settle(store)
         sizes.append(wal.stat().st_size)
     done = [r.getMessage() for r in caplog.records if r.getMessage().startswith("checkpoint:")]
-    assert len(done) == 3
+    assert len(done) == 6  # two passes each
     assert all(m.split()[1] == m.split()[3] for m in done)  # every frame copied each time
     assert path.stat().st_size > empty + 2 * CHECKPOINT_EVERY * 500  # the rows reached the database file
     assert sizes[2] <= sizes[0] * 1.2  # the same WAL space is reused, not three times as much
@@ -88,4 +88,17 @@ async def test_housekeeping_deletes_in_batches_until_nothing_expired_is_left(tmp
     await store.housekeeping(2000.0, retention=86400, flap_window=600)
     assert store.db.execute("SELECT fp FROM dedupe").fetchall() == [("fresh",)]
     assert len(commits) >= 3  # 2500 rows in batches of 1000, each committed on its own
+    await store.close()
+
+
+async def test_a_failed_change_rolls_back_alone_and_still_ends_the_transaction(tmp_path: Path) -> None:
+    store = SqliteState.open(str(tmp_path / "s.db"))
+    good = asyncio.ensure_future(store.record("fp", 1.0, window=60, items=[item()]))
+    with pytest.raises(StateError):  # the same idempotency key twice: the outbox refuses it
+        clash = NewItem("same", "slack", {}, 1.0)
+        await store.record("other", 1.0, window=60, items=[clash, clash])
+    assert await good
+    await asyncio.sleep(0)
+    assert not store.db.in_transaction  # committed this turn, with the good change in it
+    assert await store.seen("fp", 1.0) and not await store.seen("other", 1.0)
     await store.close()
