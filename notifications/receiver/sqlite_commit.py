@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 
 log = logging.getLogger(__name__)
@@ -93,8 +94,10 @@ class GroupCommit:
             self._hold, self._ready = asyncio.Event(), asyncio.Event()
             if not self.db.in_transaction:
                 self._ready.set()
+            held = time.monotonic()
             await self._ready.wait()  # else the open transaction's commit sets it
             await asyncio.to_thread(self._checkpoint_now)  # the rest, no writer appending
+            log.debug("checkpoint held writers for %.1f ms", (time.monotonic() - held) * 1000)
         except sqlite3.Error as exc:  # the next one retries; the WAL only grows meanwhile
             log.warning("sqlite checkpoint failed: %s", exc)
         finally:
