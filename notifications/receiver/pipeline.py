@@ -7,7 +7,8 @@ revision or phase-since each time.
 
 from __future__ import annotations
 
-import uuid
+import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -50,7 +51,9 @@ class Result:
 
 
 def _new_id() -> str:
-    return uuid.uuid4().hex
+    """Idempotency key: time first, so the outbox's key index grows at its end (one page per commit,
+    where random keys touch one page per message), then 64 random bits."""
+    return f"{time.time_ns():016x}{secrets.token_hex(8)}"
 
 
 class Pipeline:
