@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 try:
     _Loader: type[Any] = yaml.CSafeLoader
@@ -17,11 +18,100 @@ except AttributeError:  # pragma: no cover - depends on how pyyaml was built
     HAVE_LIBYAML = False
 
 
-class _NoAliasDumper(_Dumper):  # type: ignore[misc]
-    """Write shared objects out in full: Kubernetes tooling expects plain documents, not anchors."""
+_STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "bool", "null"))
+_MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
+#: implicit-tag resolution is a pure function of (value, implicit) and dominates parse time on the
+#: repetitive keys of Kubernetes objects; past this many entries the cache starts over
+_RESOLVE_CACHE_MAX = 100_000
+
+
+class _CachedResolve:
+    """Memoised ``resolve`` for scalars (same answers as the resolver: its rules are class-level)."""
+
+    _resolved: ClassVar[dict[tuple[str, tuple[bool, bool]], str]]
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is ScalarNode:
+            key = (value, implicit)
+            tag = self._resolved.get(key)
+            if tag is None:
+                if len(self._resolved) > _RESOLVE_CACHE_MAX:
+                    self._resolved.clear()
+                tag = self._resolved[key] = super().resolve(kind, value, implicit)  # type: ignore[misc]
+            return tag
+        return super().resolve(kind, value, implicit)  # type: ignore[misc]
+
+
+class _FastLoader(_CachedResolve, _Loader):  # type: ignore[misc]
+    """The safe loader with a direct path for plain maps, lists and strings (the bulk of manifests).
+
+    Anything else (ints, bools, timestamps, merge keys, explicit tags) goes through the safe
+    constructor unchanged, so the result is identical to ``CSafeLoader``'s.
+    """
+
+    _resolved: ClassVar[dict[tuple[str, tuple[bool, bool]], str]] = {}
+
+    def construct_document(self, node: Any) -> Any:
+        memo: dict[int, Any] = {}  # aliases share one object, as with the stock constructor
+        slow = super().construct_object
+
+        def build(n: Any) -> Any:
+            cls = n.__class__
+            if cls is ScalarNode:
+                return n.value if n.tag == _STR else slow(n, deep=True)
+            ident = id(n)
+            if ident in memo:
+                return memo[ident]
+            if cls is MappingNode and n.tag == _MAP and not any(k.tag == _MERGE for k, _ in n.value):
+                out: dict[Any, Any] = {}
+                memo[ident] = out
+                try:
+                    for k, v in n.value:
+                        out[build(k)] = build(v)
+                except TypeError:  # an unhashable key: let the stock constructor raise its own error
+                    memo[ident] = slow(n, deep=True)
+                    return memo[ident]
+                return out
+            if cls is SequenceNode and n.tag == _SEQ:
+                items: list[Any] = []
+                memo[ident] = items
+                items.extend(build(x) for x in n.value)
+                return items
+            memo[ident] = slow(n, deep=True)
+            return memo[ident]
+
+        try:
+            return build(node)
+        finally:
+            self.constructed_objects: dict[Any, Any] = {}
+            self.recursive_objects: dict[Any, Any] = {}
+
+
+class _NoAliasDumper(_CachedResolve, _Dumper):  # type: ignore[misc]
+    """Write shared objects out in full (Kubernetes tooling expects plain documents, not anchors),
+    with a direct path for the plain types; the rest goes through the safe representer."""
+
+    _resolved: ClassVar[dict[tuple[str, tuple[bool, bool]], str]] = {}
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+    def represent_data(self, data: Any) -> Any:
+        cls = data.__class__
+        if cls is str:
+            return ScalarNode(_STR, data)
+        if cls is dict:
+            rep = self.represent_data
+            return MappingNode(_MAP, [(rep(k), rep(v)) for k, v in data.items()], flow_style=False)
+        if cls is list:
+            return SequenceNode(_SEQ, [self.represent_data(x) for x in data], flow_style=False)
+        if cls is bool:
+            return ScalarNode(_BOOL, "true" if data else "false")
+        if cls is int:
+            return ScalarNode(_INT, str(data))
+        if data is None:
+            return ScalarNode(_NULL, "null")
+        return super().represent_data(data)
 
 
 _warned: list[bool] = []
@@ -36,12 +126,12 @@ def _warn_once() -> None:
 def load_all(text: str) -> Iterator[Any]:
     """Yield each document of a YAML stream. Raises yaml.YAMLError with marks on bad syntax."""
     _warn_once()
-    return yaml.load_all(text, Loader=_Loader)
+    return yaml.load_all(text, Loader=_FastLoader)
 
 
 def load(text: str) -> Any:
     _warn_once()
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader class
+    return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a safe loader class
 
 
 def dump(obj: Any) -> str:
