@@ -248,7 +248,10 @@ class FleetEngine:
             nodes_ready=state.nodes_ready,
             certificate_expires_at=secret.certificate_expires_at,
         )
-        if self._states.get(secret.secret_name) != shown:
+        before = self._states.get(secret.secret_name)
+        if before != shown:
+            if before is not None and before.name != shown.name and self.metrics:
+                self.metrics.forget(before.name)  # the cluster was renamed in its Secret
             self._states[secret.secret_name] = shown
             self._view = None
             if self.metrics:
