@@ -6,14 +6,29 @@ Process logs are kept under test-artifacts/e2e/.
 
 from __future__ import annotations
 
+import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import pytest
 
 from tests.e2e.e2e_harness import paths
+from tests.e2e.e2e_harness.loop import Loop, start_loop
 from tests.e2e.e2e_harness.platform import Platform, start_platform
 from tests.e2e.e2e_harness.procs import HarnessError
+from tests.e2e.e2e_harness.sink import Sink
+
+T = TypeVar("T")
+
+
+def _started(what: str, start: Callable[[], T], cleanup: Callable[[], None]) -> T:
+    """``start()``, or clean up and FAIL (never skip) naming what did not come up and why."""
+    try:
+        return start()
+    except HarnessError as exc:
+        cleanup()
+        pytest.fail(f"{what} did not start: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -27,13 +42,33 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
         progress_log.write(message + "\n")
         progress_log.flush()
 
-    try:
-        started = start_platform(tmp_path_factory.mktemp("e2e"), paths.ARTIFACTS, progress)
-    except HarnessError as exc:
-        progress_log.close()
-        pytest.fail(f"end-to-end platform did not start: {exc}", pytrace=False)
+    scratch = tmp_path_factory.mktemp("e2e")
+    started = _started(
+        "end-to-end platform", lambda: start_platform(scratch, paths.ARTIFACTS, progress), progress_log.close
+    )
     try:
         yield started
     finally:
         started.stop()
         progress_log.close()
+
+
+@pytest.fixture(scope="session")
+def loop(platform: Platform) -> Iterator[Loop]:
+    """Our half on top: receiver (delivering to a loopback sink), catalog, generator, the ApplicationSet."""
+    sink = Sink()
+    started = _started("argocd-lifecycle services", lambda: start_loop(platform, sink), sink.close)
+    try:
+        yield started
+    finally:
+        sink.close()
+
+
+@pytest.fixture(scope="session")
+def timings(platform: Platform) -> Iterator[dict[str, float]]:
+    """Measured delays of the scenarios, kept as test-artifacts/e2e/timings.json (never asserted on)."""
+    measured: dict[str, float] = {k: round(v, 1) for k, v in platform.timings.items()}
+    try:
+        yield measured
+    finally:
+        (paths.ARTIFACTS / "timings.json").write_text(json.dumps(measured, indent=2) + "\n")

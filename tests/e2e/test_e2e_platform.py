@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.e2e_harness import argocd
+from tests.e2e.e2e_harness.loop import last_applied
 from tests.e2e.e2e_harness.platform import Platform
 from tests.e2e.e2e_harness.procs import wait_until
 
@@ -65,6 +65,5 @@ def test_plugin_application_renders_through_cmp_server(platform: Platform) -> No
     annotations = deployment["metadata"].get("annotations") or {}
     assert annotations.get("argocd-lifecycle.io/rendered-for") == "1.34"
     # the HPA owns the replica count: what Argo CD applied carries none
-    applied = json.loads(annotations["kubectl.kubernetes.io/last-applied-configuration"])
-    assert "replicas" not in applied["spec"]
+    assert "replicas" not in last_applied(deployment)["spec"]
     assert {r["kind"] for r in app["status"]["resources"]} == {"Deployment", "HorizontalPodAutoscaler"}

@@ -57,10 +57,15 @@ class Cluster:
     def api_client(self) -> k8s.ApiClient:
         return k8s_config.new_client_from_config(config_file=str(self.kubeconfig))
 
-    def ready(self) -> bool:
+    def http(self) -> httpx.Client:
+        """A raw HTTP client as the admin, for requests the kubernetes client would refuse to send."""
         ctx = ssl.create_default_context(cafile=str(self.folder / "ca.crt"))
         ctx.load_cert_chain(self.folder / "admin.crt", self.folder / "admin.key")
-        return httpx.get(f"{self.server}/readyz", verify=ctx, timeout=3).status_code == 200
+        return httpx.Client(base_url=self.server, verify=ctx, timeout=5)
+
+    def ready(self) -> bool:
+        with self.http() as client:
+            return client.get("/readyz").status_code == 200
 
     def argocd_cluster_config(self) -> dict[str, object]:
         """The `config` of an Argo CD cluster Secret that reaches this server as admin."""

@@ -57,9 +57,12 @@ class Platform:
     timings: dict[str, float] = field(default_factory=dict)
 
     def stop_downstream(self) -> None:
-        kubeapi.stop(self.sup, self.downstream)
+        """SIGTERM the downstream kube-apiserver; it is reaped when started again (or at teardown)."""
+        if self.downstream.process is not None:
+            self.downstream.process.terminate()
 
     def start_downstream(self) -> None:
+        kubeapi.stop(self.sup, self.downstream)  # waits for the old process to exit and free its port
         kubeapi.launch(self.sup, self.downstream)
         kubeapi.wait_ready(self.sup, self.downstream)
 

@@ -36,6 +36,8 @@ def wait_until(probe: Callable[[], T | None], *, timeout: float, what: str, inte
             result = probe()
             if result is not None and result is not False:
                 return result
+        except HarnessError:
+            raise  # a component died: waiting longer cannot help
         except Exception as exc:
             last_error = exc
         if time.monotonic() >= deadline:
@@ -71,8 +73,18 @@ class Process:
             return "\n".join(text[-lines:])
         return ""
 
-    def stop(self, grace: float = 10.0) -> None:
-        """SIGTERM, then SIGKILL after ``grace`` seconds; always by this process's own id."""
+    def terminate(self) -> None:
+        """SIGTERM without waiting (an outage starts when the server stops answering, not when it exits)."""
+        if self.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+
+    def stop(self, grace: float = 5.0) -> None:
+        """SIGTERM, then SIGKILL after ``grace`` seconds; always by this process's own id.
+
+        kube-apiserver drains watches for 10-20 s and cmp-server ignores SIGTERM: a harness has no
+        state worth that wait."""
+        started = time.monotonic()
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGTERM)
@@ -82,6 +94,10 @@ class Process:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.pid, signal.SIGKILL)
                 self.popen.wait(grace)
+        took = time.monotonic() - started
+        self._log.write(
+            f"=== {time.strftime('%H:%M:%S')} stopped: exit code {self.popen.returncode} ({took:.1f}s)\n".encode()
+        )
         self._log.close()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -14,6 +15,7 @@ class Message:
     path: str
     headers: dict[str, str]
     body: Any  # parsed JSON, or the raw text when it is not JSON
+    received: float  # time.monotonic() on arrival
 
 
 class Sink:
@@ -32,7 +34,7 @@ class Sink:
                 except ValueError:
                     body = raw
                 with sink._lock:
-                    sink._messages.append(Message(self.path, dict(self.headers.items()), body))
+                    sink._messages.append(Message(self.path, dict(self.headers.items()), body, time.monotonic()))
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
