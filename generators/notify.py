@@ -20,8 +20,8 @@ from typing import Any, TypedDict
 import httpx
 
 from argocd_lifecycle.generators.lifecycle import LifecycleEvent, Tracked
+from argocd_lifecycle.generators.params import rfc3339
 from argocd_lifecycle.generators.secrets import ClusterSecret
-from argocd_lifecycle.generators.writer import rfc3339
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.notifications.receiver.signing import sign

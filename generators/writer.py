@@ -14,11 +14,12 @@ import logging
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from argocd_lifecycle.generators.inventory import Change
 from argocd_lifecycle.generators.lifecycle import LifecycleEvent, Tracked
+from argocd_lifecycle.generators.params import rfc3339
 from argocd_lifecycle.generators.secrets import ClusterSecret
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
 from argocd_lifecycle.model import EVENT_SOURCE, Annotation
@@ -42,10 +43,6 @@ class EventSpec:
         """One Event object per (Secret incarnation, reason): repeats bump its count."""
         digest = hashlib.sha256(f"{self.uid}/{self.reason}".encode()).hexdigest()[:16]
         return f"{self.secret_name}.{digest}"
-
-
-def rfc3339(when: datetime) -> str:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def phase_annotations(state: Tracked) -> dict[str, str]:
