@@ -77,6 +77,7 @@ class FleetEngine:
         self._semaphore = asyncio.Semaphore(probing.concurrency)
         self._background: set[asyncio.Task[None]] = set()
         self._invalid: dict[str, Change] = {}
+        self._unwritten: set[str] = set()
         self.leading = False
         #: probes completed (all clusters), for benchmarks and tests
         self.probes = 0
@@ -145,6 +146,7 @@ class FleetEngine:
     def _deleted(self, change: Change) -> None:
         name = change.secret_name
         self._stop(name)
+        self._unwritten.discard(name)
         state = self.tracked.pop(name, None)
         shown = self._states.pop(name, None)
         self._view = None
@@ -219,8 +221,12 @@ class FleetEngine:
 
     async def _emit(self, secret: ClusterSecret, state: Tracked, out: Step) -> None:
         outputs, now = self.outputs, _now()
-        if out.write:
-            await outputs.writer.write_phase(secret, state)
+        name = secret.secret_name
+        if out.write or name in self._unwritten:  # a failed write is retried at the next observation
+            if await outputs.writer.write_phase(secret, state):
+                self._unwritten.discard(name)
+            else:
+                self._unwritten.add(name)
         for event in out.events:
             if self.metrics:
                 self.metrics.transitions.labels(secret.name, event.reason.value).inc()

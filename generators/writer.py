@@ -54,7 +54,9 @@ def phase_annotations(state: Tracked) -> dict[str, str]:
 
 
 class Writer(Protocol):
-    async def write_phase(self, secret: ClusterSecret, state: Tracked) -> None: ...
+    async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
+        """False when the write failed and should be tried again at the next observation."""
+        ...
 
     async def event(self, secret: ClusterSecret, event: LifecycleEvent, when: datetime) -> None: ...
 
@@ -62,8 +64,9 @@ class Writer(Protocol):
 
 
 class LogWriter:
-    async def write_phase(self, secret: ClusterSecret, state: Tracked) -> None:
+    async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         log.info("cluster %s: %s", secret.name, " ".join(f"{k}={v}" for k, v in phase_annotations(state).items()))
+        return True
 
     async def event(self, secret: ClusterSecret, event: LifecycleEvent, when: datetime) -> None:
         level = logging.WARNING if event.warning else logging.INFO
@@ -88,9 +91,9 @@ class KubeWriter:
         self.skipped += 1
         return False
 
-    async def write_phase(self, secret: ClusterSecret, state: Tracked) -> None:
+    async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         if not self._allowed():
-            return
+            return True  # not ours to write: nothing to retry
         body = {"metadata": {"annotations": phase_annotations(state)}}
         what = f"annotate Secret {secret.namespace}/{secret.secret_name}"
         try:
@@ -104,7 +107,9 @@ class KubeWriter:
                 _content_type=MERGE_PATCH,
             )
         except KubeError as exc:
-            log.warning("%s", exc.message)
+            log.warning("%s (will retry)", exc.message)
+            return False
+        return True
 
     async def event(self, secret: ClusterSecret, event: LifecycleEvent, when: datetime) -> None:
         kind = "Warning" if event.warning else "Normal"

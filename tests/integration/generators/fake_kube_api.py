@@ -66,6 +66,7 @@ class FakeKubeAPI:
         self.log: list[tuple[int, str, dict[str, Any]]] = []  # secret watch history
         self.compacted = 0
         self.fail_lists = 0
+        self.fail_patches = 0
         self.requests: list[tuple[str, str]] = []
         self._cut = 0
         self._lock = threading.Lock()
@@ -241,6 +242,9 @@ class FakeKubeAPI:
             return JSONResponse(self.secret(name))
         if request.headers.get("content-type") != "application/merge-patch+json":
             return _status(415, "UnsupportedMediaType", "expected a merge patch")
+        if self.fail_patches > 0:
+            self.fail_patches -= 1
+            return _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
         patch = await request.json()
         with self._lock:
             obj = merge_patch(self.store["secrets"][name], patch)

@@ -215,3 +215,25 @@ def test_list_pages_through_large_inventories(api: FakeKubeAPI) -> None:
             source.stop()
 
     asyncio.run(story())
+
+
+def test_a_failed_phase_write_is_retried(api: FakeKubeAPI, make_cluster) -> None:
+    edge = make_cluster("edge")
+
+    async def story() -> None:
+        fleet, _ = await started(settings(kubeconfig=api.kubeconfig))
+        try:
+            await eventually(lambda: fleet.engine.leading, "leading")
+            api.fail_patches = 2  # the Pending write fails, and its first retry too
+            api.put_secret(edge.secret())
+            await eventually(lambda: phase_of(fleet, "edge") == "Ready", "edge Ready")
+            await eventually(
+                lambda: api.secret("cluster-edge")["metadata"]["annotations"].get(Annotation.PHASE) == "Ready",
+                "the Ready annotation despite the failed writes",
+            )
+            assert api.fail_patches == 0
+            assert edge.sim.requests >= 3  # probing went on while the writes failed
+        finally:
+            await fleet.aclose()
+
+    asyncio.run(story())
