@@ -185,12 +185,12 @@ def step(prev: Tracked, obs: Observation, settings: LifecycleSettings, now: date
         s = replace(s, certificate_expires_at=obs.certificate_expires_at, certificate_warned=False)
     expires = s.certificate_expires_at
     if expires is not None and not s.certificate_warned and expires - now <= settings.certificate_warning:
-        days = (expires - now).days
-        when = f"in {days} days" if expires > now else "already"
-        note(
-            Reason.CERTIFICATE_EXPIRING,
-            f"a cluster certificate expires {when} ({expires:%Y-%m-%dT%H:%M:%SZ})",
-        )
+        stamp = f"{expires:%Y-%m-%dT%H:%M:%SZ}"
+        if expires > now:
+            message = f"a cluster certificate expires in {(expires - now).days} days ({stamp})"
+        else:
+            message = f"a cluster certificate expired at {stamp}"
+        note(Reason.CERTIFICATE_EXPIRING, message)
         s = replace(s, certificate_warned=True)
 
     probe = obs.probe

@@ -240,6 +240,9 @@ def test_certificate_expiring_once_per_expiry() -> None:
     run.expires = run.now + timedelta(days=2)  # a new certificate that expires soon too
     run.probe(good())
     assert [e.reason for e in run.last.events] == [Reason.CERTIFICATE_EXPIRING]
+    run.expires = run.now - timedelta(hours=1)  # and one already expired
+    run.probe(good())
+    assert run.last.events[0].message.startswith("a cluster certificate expired at ")
 
 
 def test_decommission_wins_over_everything_and_can_be_cancelled() -> None:
