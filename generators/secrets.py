@@ -58,7 +58,6 @@ class ClusterConfigWire(TypedDict, total=False):
     proxyUrl: str
 
 
-_DROPPED_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration", "managed-by"}
 
 
 class InvalidClusterSecret(LifecycleError):
@@ -207,8 +206,10 @@ def parse_secret(obj: SecretWire, *, where: str = "") -> ClusterSecret:
         )
     except CertificateError as exc:
         raise InvalidClusterSecret(f"{where}: {exc}") from exc
-    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k != CLUSTER_SECRET_LABEL}
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in _DROPPED_ANNOTATIONS}
+    # The Secret's own labels and annotations, unfiltered: Argo CD's Cluster generator passes them
+    # through as metadata.labels/annotations, and our parameters must be a drop-in superset.
+    labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+    annotations = {str(k): str(v) for k, v in (meta.get("annotations") or {}).items()}
     namespaces = tuple(n.strip() for n in values.get("namespaces", "").split(",") if n.strip())
     return ClusterSecret(
         secret_name=secret_name,

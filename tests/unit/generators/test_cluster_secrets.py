@@ -60,8 +60,10 @@ def test_parse_data_form_like_argo_cd() -> None:
     )
     assert (parsed.name, parsed.server, parsed.project) == ("prod-1", "https://prod-1.example:6443", "team-a")
     assert parsed.namespaces == ("a", "b", "c") and parsed.cluster_resources
-    assert parsed.labels == {"env": "prod"}  # minus the secret-type label
-    assert parsed.annotations == {"team": "a"}  # minus last-applied-configuration
+    # kept as on the Secret, as Argo CD's Cluster generator passes them to templates
+    assert parsed.labels == {"env": "prod", "argocd.argoproj.io/secret-type": "cluster"}
+    assert parsed.annotations["team"] == "a"
+    assert "kubectl.kubernetes.io/last-applied-configuration" in parsed.annotations
     creds = parsed.credentials
     assert creds.bearer_token == "tok" and creds.server_name == "api.internal" and creds.ca_pem == CA.pem
     assert creds.proxy_url == "http://proxy:3128" and not creds.unsupported
