@@ -1,3 +1,3 @@
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.entry import main
 
 main()

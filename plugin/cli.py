@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import click
 
-from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.settings import MARKER
 
 _path_option = click.option(
@@ -33,25 +30,9 @@ def plugin() -> None:
 @click.option("--kube-version", help="Target Kubernetes version when KUBE_VERSION is empty (1.29 or 1.29.3).")
 def generate(path: Path, kube_version: str | None) -> None:
     """Render the application folder into Kubernetes objects on stdout."""
-    from argocd_lifecycle.plugin.generate import generate as run
-    from argocd_lifecycle.plugin.settings import PluginSettings
+    from argocd_lifecycle.plugin.generate import run_command
 
-    diagnostics = Diagnostics()
-    try:
-        settings = PluginSettings.from_environ(os.environ, app_dir=path, kube_version=kube_version)
-        diagnostics.secrets.update(settings.secrets)
-        result = run(settings, diagnostics)
-    except LifecycleError as exc:
-        for line in diagnostics.rendered():
-            click.echo(line, err=True)
-        for line in exc.lines():
-            click.echo("error: " + diagnostics.clean(line), err=True)
-        # Argo CD only sees "non-zero"; the CMP contract is exit 1 for any failure to render
-        sys.exit(1)
-    for line in diagnostics.rendered():
-        click.echo(line, err=True)
-    sys.stdout.write(result.text)
-    sys.stdout.flush()
+    sys.exit(run_command(path, kube_version))
 
 
 @plugin.command()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from argocd_lifecycle import yamlio
+from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin import guards
 from argocd_lifecycle.plugin import parameters as p
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
@@ -59,3 +63,20 @@ def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:
     guards.check_not_empty(manifests, allow_empty=p.as_bool(settings.parameters, "allowEmpty"))
     text = yamlio.dump_all([m.obj for m in manifests]) if manifests else ""
     return Result(source_type, manifests, text)
+
+
+def run_command(path: Path, kube_version: str | None) -> int:
+    """`plugin generate` as a process: objects on stdout only on success, one line per problem on
+    stderr, exit 1 on any failure (Argo CD only sees "non-zero"). Needs no click: see core/entry.py."""
+    diagnostics = Diagnostics()
+    try:
+        settings = PluginSettings.from_environ(os.environ, app_dir=path, kube_version=kube_version)
+        result = generate(settings, diagnostics)
+    except LifecycleError as exc:
+        lines = [*diagnostics.rendered(), *("error: " + diagnostics.clean(line) for line in exc.lines())]
+        sys.stderr.write("".join(line + "\n" for line in lines))
+        return 1
+    sys.stderr.write("".join(line + "\n" for line in diagnostics.rendered()))
+    sys.stdout.write(result.text)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,18 @@
+"""The console script. Argo CD runs `argocd-lifecycle plugin generate` for every render, so that exact
+invocation skips importing click (about 30 ms of a ~100 ms cold start); everything else goes
+through the click CLI in argocd_lifecycle.cli."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    if sys.argv[1:] == ["plugin", "generate"]:
+        from argocd_lifecycle.plugin.generate import run_command
+
+        sys.exit(run_command(Path("."), None))
+    from argocd_lifecycle.cli import main as cli_main
+
+    cli_main()
