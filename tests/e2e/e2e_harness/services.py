@@ -114,7 +114,8 @@ def start_generator(platform: Platform, receiver: Receiver | None) -> str:
         "data": {"baseUrl": base_url, "token": f"${GENERATOR_NAME}:token", "requestTimeout": "10"},
     })  # fmt: skip
     argv = [
-        str(platform.binaries.cli), "generator", "serve", "--namespace", argocd.NAMESPACE,
+        str(platform.binaries.cli), "generator", "serve",
+        "--kubeconfig", str(platform.management.kubeconfig), "--namespace", argocd.NAMESPACE,
         "--listen", f"127.0.0.1:{port}", "--token-file", str(token_file),
         "--probe-interval", "1s", "--probe-timeout", "2s", "--ready-after", "2", "--unreachable-after", "2",
         "--plugin-configmap", GENERATOR_NAME, "--no-leader-election",
@@ -122,8 +123,6 @@ def start_generator(platform: Platform, receiver: Receiver | None) -> str:
     if receiver is not None:
         argv += ["--receiver-url", f"{receiver.url}/v1/events/lifecycle",
                  "--receiver-secret-file", str(receiver.hmac_file)]  # fmt: skip
-    # KUBECONFIG rather than --kubeconfig: `generator serve --kubeconfig` passes a Path where the
-    # kubernetes client needs a str (reported); the default loading rules read the same file
-    proc = platform.sup.start("generator", argv, env={"KUBECONFIG": str(platform.management.kubeconfig)})
+    proc = platform.sup.start("generator", argv)
     platform.sup.wait_ready(proc, lambda: http_ok(f"{base_url}/healthz"), timeout=30)
     return base_url
