@@ -8,10 +8,11 @@ export GOTOOLCHAIN := local
 TOOLS_PATH := $(shell tools/build.sh --path)
 export PATH := $(TOOLS_PATH):$(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: help venv install system tools tools-path lint typecheck unit test demo bench clean
+.PHONY: help venv install system tools tools-path lint typecheck unit test demo demo-render bench clean
 
 help:
-	@echo "make demo   - render the example applications (the main job)"
+	@echo "make demo   - the lifecycle loop on real kube-apiserver, etcd and Argo CD, narrated (the main job)"
+	@echo "make demo-render - render the example applications with the plugin for two Kubernetes versions"
 	@echo "make test   - lint, type-check and run the whole test suite (builds tools when missing)"
 	@echo "make tools  - build the pinned upstream tools into $(TOOLS_PATH)"
 
@@ -49,7 +50,12 @@ unit: install
 test: system install tools lint typecheck
 	tests/run-pytest.sh
 
-demo: install
+# The main job: the lifecycle loop on real upstream components, narrated (issue 9, scenarios 1-4).
+demo: system install tools
+	$(PY) -m tests.e2e.demo_loop
+
+# The plugin alone: render the example applications for two Kubernetes versions.
+demo-render: install
 	@tools/build.sh helm kustomize
 	$(PY) -m argocd_lifecycle.demo
 
