@@ -58,8 +58,6 @@ class ClusterConfigWire(TypedDict, total=False):
     proxyUrl: str
 
 
-
-
 class InvalidClusterSecret(LifecycleError):
     """A cluster Secret that cannot be used; the message names the Secret and the field."""
 
