@@ -49,28 +49,16 @@ def our_cli() -> Path:
 def argocd_source() -> Path:
     """Argo CD's module folder in the Go module cache (manifests/crds, manifests/base): read, never copied."""
     moddir = REPO / "tools" / "go" / "argocd"
-    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
-    try:
-        subprocess.run(
-            ["go", "mod", "download", ARGOCD_MODULE],
-            cwd=moddir,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
+    env = {**os.environ, "GOTOOLCHAIN": "local"}
+    try:  # read-only: never touches the consumer module's go.mod/go.sum
         out = subprocess.run(
-            ["go", "list", "-m", "-f", "{{.Dir}}", ARGOCD_MODULE],
-            cwd=moddir,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
+            ["go", "list", "-m", "-mod=readonly", "-f", "{{.Dir}}", ARGOCD_MODULE],
+            cwd=moddir, env=env, check=True, capture_output=True, text=True,
+        )  # fmt: skip
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         raise HarnessError(f"cannot locate {ARGOCD_MODULE} in the Go module cache: {detail.strip()}") from exc
     path = Path(out.stdout.strip())
-    if not (path / "manifests" / "crds").is_dir():
-        raise HarnessError(f"{path} holds no manifests/crds: is {ARGOCD_MODULE} downloaded?")
+    if not out.stdout.strip() or not (path / "manifests" / "crds").is_dir():
+        raise HarnessError(f"{ARGOCD_MODULE} is not in the Go module cache: run `tools/build.sh argocd`")
     return path
