@@ -21,6 +21,7 @@ from argocd_lifecycle.generators.inputs import ParamsRequest
 from argocd_lifecycle.generators.params import ClusterParams, admitted, answer, cluster_params
 from argocd_lifecycle.generators.policy import PolicyTable
 from argocd_lifecycle.generators.service_errors import Unavailable
+from argocd_lifecycle.model import Phase
 
 MAX_CACHED_ANSWERS = 256
 
@@ -117,7 +118,12 @@ class ParamsService:
                 f"the cluster Secret watch has been broken for {stale:.0f}s (more than --max-staleness "
                 f"{self.max_staleness:g}s); answering nothing rather than a fleet that may be out of date"
             )
-        snapshot = self.cache.refresh(self.fleet.clusters())
+        clusters = self.fleet.clusters()
+        snapshot = self.cache.refresh(clusters)
         result = self.cache.answer(request, snapshot)
-        self.guard.check(request.appset, request.selection_key, result.names, allow=request.input.allow_mass_drop)
+        # explicit departures (Secret deleted, or Decommissioning and dropped on request) are not "drops"
+        departed = self.fleet.departed() | {c.name for c in clusters if c.phase == Phase.DECOMMISSIONING}
+        self.guard.check(
+            request.appset, request.selection_key, result.names, allow=request.input.allow_mass_drop, departed=departed
+        )
         return result

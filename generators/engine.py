@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -44,6 +45,10 @@ def _now() -> datetime:
 def _observation(secret: ClusterSecret, probe: ProbeResult | None) -> Observation:
     creds = secret.credentials
     return Observation(secret.annotations, creds.fingerprint, secret.certificate_expires_at, probe)
+
+
+#: how many deleted clusters are remembered as explicit departures
+MAX_DEPARTED = 4096
 
 
 @dataclass
@@ -78,6 +83,8 @@ class FleetEngine:
         self._background: set[asyncio.Task[None]] = set()
         self._invalid: dict[str, Change] = {}
         self._unwritten: set[str] = set()
+        #: cluster names whose Secret was deleted, oldest first (bounded): explicit departures
+        self._departed: OrderedDict[str, None] = OrderedDict()
         self.leading = False
         #: probes completed (all clusters), for benchmarks and tests
         self.probes = 0
@@ -96,6 +103,9 @@ class FleetEngine:
 
     def stale_seconds(self) -> float:
         return self.inventory.stale_seconds()
+
+    def departed(self) -> frozenset[str]:
+        return frozenset(self._departed)
 
     # -- leadership -------------------------------------------------------------------------------
     def set_leader(self, leading: bool) -> None:
@@ -150,10 +160,17 @@ class FleetEngine:
         state = self.tracked.pop(name, None)
         shown = self._states.pop(name, None)
         self._view = None
-        if shown is not None and self.metrics:
-            self.metrics.forget(shown.name)
+        if shown is not None:
+            self._departed[shown.name] = None
+            while len(self._departed) > MAX_DEPARTED:
+                self._departed.popitem(last=False)
+            if self.metrics:
+                self.metrics.forget(shown.name)
         if self.leading and state is not None and change.secret is not None:
             self._spawn(self._emit(change.secret, state, Step(state, (removed(state),))))
+        if self.leading and self.outputs.refresher is not None:
+            # the departure must reach the ApplicationSets now, not at their 30-minute requeue
+            self.outputs.refresher.poke()
         self._spawn(self.prober.forget(name))
 
     def _follow(self, secret: ClusterSecret) -> None:
@@ -254,6 +271,7 @@ class FleetEngine:
             nodes_ready=state.nodes_ready,
             certificate_expires_at=secret.certificate_expires_at,
         )
+        self._departed.pop(shown.name, None)  # registered again
         before = self._states.get(secret.secret_name)
         if before != shown:
             if before is not None and before.name != shown.name and self.metrics:

@@ -52,3 +52,8 @@ class FleetView(Protocol):
     def stale_seconds(self) -> float:
         """How long the Secret watch has been broken (0.0 while it is healthy)."""
         ...
+
+    def departed(self) -> frozenset[str]:
+        """Names of clusters whose Secret was deleted: an explicit departure (DESIGN §5), so leaving
+        an answer does not count against the mass-drop guard. Recent ones only (bounded memory)."""
+        ...

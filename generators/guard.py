@@ -41,12 +41,23 @@ class MassDropGuard:
         self._max_keys = max_keys
         self._last: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
 
-    def check(self, appset: str, selection_key: str, names: frozenset[str], *, allow: bool) -> None:
-        """Record ``names`` as the answer for the key, or raise MassDropRefused and record nothing."""
+    def check(
+        self,
+        appset: str,
+        selection_key: str,
+        names: frozenset[str],
+        *,
+        allow: bool,
+        departed: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
+        """Record ``names`` as the answer for the key, or raise MassDropRefused and record nothing.
+
+        ``departed`` clusters left on purpose (Secret deleted, decommissioned): losing them is no drop.
+        """
         key = (appset, selection_key)
         before = self._last.get(key)
         if before is not None and before is not names and not allow:
-            drop = Drop(len(before - names), len(before))
+            drop = Drop(len(before - names - departed), len(before))
             if drop.lost and drop.percent > self.max_drop_percent:
                 raise MassDropRefused(
                     f"mass-drop guard: this answer would drop {drop.lost} of the {drop.before} clusters "

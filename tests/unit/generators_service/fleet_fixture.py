@@ -20,6 +20,7 @@ class MemoryFleet:
         self._clusters = {c.name: c for c in clusters or []}
         self._synced = synced
         self.stale = stale
+        self._departed: set[str] = set()
 
     def clusters(self) -> list[ClusterState]:
         return [self._clusters[name] for name in sorted(self._clusters)]
@@ -29,6 +30,9 @@ class MemoryFleet:
 
     def stale_seconds(self) -> float:
         return self.stale
+
+    def departed(self) -> frozenset[str]:
+        return frozenset(self._departed)
 
     def set_synced(self, value: bool) -> None:
         self._synced = value
@@ -42,7 +46,13 @@ class MemoryFleet:
         return cluster
 
     def remove(self, name: str) -> None:
+        """The cluster vanishes without an explicit departure (a broken selector, a half-read list)."""
         del self._clusters[name]
+
+    def delete_secret(self, name: str) -> None:
+        """The cluster's Secret is deleted: an explicit departure."""
+        del self._clusters[name]
+        self._departed.add(name)
 
 
 def cluster(

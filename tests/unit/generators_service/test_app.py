@@ -154,6 +154,19 @@ def test_allow_mass_drop_accepts_and_then_guards_from_the_new_answer(fleet: Memo
     assert _names(_post(client)) == ["prod-us-1", "staging-1"]
 
 
+def test_deleted_secrets_and_decommissioned_clusters_leave_without_tripping_the_guard(
+    fleet: MemoryFleet, client: TestClient
+) -> None:
+    assert len(_names(_post(client))) == 5
+    for name in ("edge-7", "old-1", "prod-eu-1"):
+        fleet.delete_secret(name)  # 3 of 5 gone, on purpose
+    assert _names(_post(client)) == ["prod-us-1", "staging-1"]
+    fleet.update("staging-1", phase=Phase.DECOMMISSIONING)
+    assert _names(_post(client, {"dropDecommissioned": True})) == ["prod-us-1"]
+    fleet.remove("prod-us-1")  # the last one vanishing without a deletion is still refused
+    assert _post(client, {"dropDecommissioned": True}).status_code == 503
+
+
 def test_first_contact_selecting_nothing_is_an_empty_list(client: TestClient) -> None:
     response = _post(client, {"names": ["does-not-exist"]})
     assert response.json() == {"output": {"parameters": []}}
