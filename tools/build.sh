@@ -15,6 +15,18 @@ KUSTOMIZE_VERSION=v5.7.0
 
 log() { printf '[tools %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# `go build -v` names each package as it compiles it: turn that into a progress line every 100
+# packages (cold builds of kube-apiserver and argocd compile thousands), passing other output through.
+progress() {
+  local name=$1 n=0 start=$SECONDS line
+  while IFS= read -r line; do
+    case "$line" in
+      *" "*|"#"*) printf '%s\n' "$line" >&2 ;;  # compiler messages, "go: downloading ..."
+      *) n=$((n + 1)); [ $((n % 100)) -ne 0 ] || log "$name: $n packages compiled ($((SECONDS - start))s)" ;;
+    esac
+  done
+}
+
 # install NAME VERSION PACKAGE@VERSION [LDFLAGS]: go install into a version-keyed folder, link into bin/.
 install_go() {
   local name=$1 version=$2 pkg=$3 ldflags=${4:-}
@@ -23,7 +35,7 @@ install_go() {
   log "building $name $version (cold builds take minutes)"
   local start=$SECONDS
   mkdir -p "$dest.tmp"
-  GOBIN="$dest.tmp" go install -trimpath -ldflags "-s -w $ldflags" "$pkg"
+  GOBIN="$dest.tmp" go install -v -trimpath -ldflags "-s -w $ldflags" "$pkg" 2>&1 | progress "$name"
   mv "$dest.tmp/$(basename "${pkg%@*}")" "$dest.tmp/$name" 2>/dev/null || true
   rm -rf "$dest"; mv "$dest.tmp" "$dest"
   ln -sfn "$dest/$name" "$bin/$name"
@@ -45,7 +57,8 @@ build_in_module() {
   log "building $name $version from tools/go/$moddir (cold builds take many minutes)"
   local start=$SECONDS
   mkdir -p "$dest.tmp"
-  (cd "$here/go/$moddir" && go build -trimpath -pgo=off -ldflags "-s -w $ldflags" -o "$dest.tmp/$name" "$pkg")
+  (cd "$here/go/$moddir" && go build -v -trimpath -pgo=off -ldflags "-s -w $ldflags" -o "$dest.tmp/$name" "$pkg" 2>&1) |
+    progress "$name"
   rm -rf "$dest"; mv "$dest.tmp" "$dest"
   ln -sfn "$dest/$name" "$bin/$name"
   log "built $name $version in $((SECONDS - start))s"
