@@ -7,11 +7,13 @@ cluster). Every wait has an explicit timeout; measured delays go to test-artifac
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 
 import pytest
 import yaml
 
+from tests.e2e.e2e_harness import paths
 from tests.e2e.e2e_harness.loop import (
     APP_NAMESPACE,
     APP_PATH,
@@ -85,6 +87,33 @@ def test_2_legacy_manifests_render_through_the_cmp_and_sync(loop: Loop, timings:
             )  # fmt: skip
             assert response.status_code == 404, f"{path.name}: {response.status_code} {response.text[:200]}"
             assert http.get(f"/apis/{doc['apiVersion']}").status_code == 404
+
+
+def test_2b_timeline_rebuilds_the_sync_and_health_story_live(loop: Loop) -> None:
+    """Issue 10 live: `timeline` against the management API shows scenario 1-2 in order."""
+    result = subprocess.run(
+        [str(paths.REPO / ".venv" / "bin" / "argocd-lifecycle"), "timeline", loop.app_name, "--namespace", "argocd",
+         "--kubeconfig", str(loop.platform.management.kubeconfig), "--since", "1h", "-o", "json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    entries = json.loads(result.stdout)["entries"]
+    offsets = [e["offsetSeconds"] for e in entries]
+    assert offsets == sorted(offsets)
+    story = [(e["lane"], e["reason"], e["message"]) for e in entries]
+
+    def first(lane: str, text: str) -> int:
+        return next(i for i, (ln, _, m) in enumerate(story) if ln == lane and text in m)
+
+    ready = next(i for i, (ln, reason, _) in enumerate(story) if ln == "Cluster" and reason == "ClusterReady")
+    started = first("Operation", "Initiated automated sync")
+    synced_at = first("Sync", "OutOfSync -> Synced")
+    health = first("Health", "Missing -> Progressing")
+    completed = next(
+        i for i, (ln, reason, _) in enumerate(story) if ln == "Operation" and reason == "OperationCompleted"
+    )
+    assert ready < started < completed, story
+    assert started < synced_at and started < health, story
 
 
 def test_3_unreachable_cluster_keeps_its_application_with_sync_off_and_one_alert(
