@@ -86,7 +86,14 @@ def _appset(tmp_path: Path) -> Path:
             "goTemplate": True,
             "goTemplateOptions": ["missingkey=error"],
             "generators": [
-                {"plugin": {"configMapRef": {"name": "gen"}, "input": {"parameters": {"readyOnly": False}}}}
+                {
+                    "plugin": {
+                        "configMapRef": {"name": "gen"},
+                        "input": {
+                            "parameters": {"readyOnly": False, "labelSelector": {"matchLabels": {"env": "prod"}}}
+                        },
+                    }
+                }
             ],
             "template": {
                 "metadata": {"name": "app-{{ .nameNormalized }}", "annotations": {"phase": "{{ .lifecycle.phase }}"}},
@@ -119,6 +126,11 @@ def _objects(tmp_path: Path, url: str) -> Path:
     return path
 
 
+def _clusters(url: str) -> list[dict[str, Any]]:
+    clusters: list[dict[str, Any]] = httpx.get(url + "/api/v1/clusters").json()["clusters"]
+    return clusters
+
+
 def _eval(appset: Path, objects: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(require_tool("appset-eval")), "-appset", str(appset), "-objects", str(objects)],
@@ -137,18 +149,31 @@ def test_generator_serve_answers_argo_cd_and_guards_mass_drops(serve: tuple[str,
     # --policy-file reached the service: Pending may sync here
     assert apps["app-beta"]["spec"]["syncPolicy"]["automated"].get("enabled", True) is True
 
-    (clusters / "beta.yaml").unlink()
-    (clusters / "gamma.yaml").unlink()  # 2 of the 3 clusters of the last answer gone: refused
+    # a bad relabelling: 2 of the 3 clusters of the last answer stop matching the selector: refused
+    for name in ("beta", "gamma"):
+        (clusters / f"{name}.yaml").write_text(yaml.safe_dump(_secret(name, "staging")))
     deadline = time.monotonic() + 30
-    while len(httpx.get(url + "/api/v1/clusters").json()["clusters"]) != 1:
-        assert time.monotonic() < deadline, "the inventory did not see the Secret files go"
-        time.sleep(0.1)
     refused = _eval(appset, objects)
+    while refused.returncode == 0:  # until the file inventory has re-read the changed Secrets
+        assert time.monotonic() < deadline, "the inventory did not see the Secret files change"
+        time.sleep(0.2)
+        refused = _eval(appset, objects)
     assert refused.returncode == 1
     assert (
         "API error with status code 503: mass-drop guard: this answer would drop 2 of the 3 clusters" in refused.stderr
     )
     assert "(67% > --max-drop-percent 40)" in refused.stderr
+
+    # deleting Secrets is an explicit departure: the same shrink through deletion is answered
+    (clusters / "beta.yaml").unlink()
+    (clusters / "gamma.yaml").unlink()
+    deadline = time.monotonic() + 30
+    while len(_clusters(url)) != 1:
+        assert time.monotonic() < deadline, "the inventory did not see the Secret files go"
+        time.sleep(0.1)
+    accepted = _eval(appset, objects)
+    assert accepted.returncode == 0, accepted.stderr
+    assert [a["metadata"]["name"] for a in json.loads(accepted.stdout)["applications"]] == ["app-alpha"]
 
     wrong = httpx.post(
         url + "/api/v1/getparams.execute", json={"applicationSetName": "x"}, headers={"Authorization": "Bearer no"}
