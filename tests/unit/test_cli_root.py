@@ -71,3 +71,9 @@ def test_errors_become_lines_and_exit_codes(
 def test_bad_versions(bad: str) -> None:
     with pytest.raises(UsageError, match="is not a Kubernetes version"):
         KubeVersion.parse(bad)
+
+
+@pytest.mark.parametrize("name", sorted(root.COMMANDS))
+def test_every_registered_command_imports(name: str) -> None:
+    command = root.cli.get_command(click.Context(root.cli), name)
+    assert isinstance(command, click.Command), f"{name}: {root.COMMANDS[name]} does not import"
