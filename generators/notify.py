@@ -15,7 +15,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import Any, TypedDict
+from typing import Any
 
 import httpx
 
@@ -26,21 +26,13 @@ from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.notifications.receiver.signing import sign
 
+# one declaration of DESIGN §4's lifecycle event JSON, shared with the receiver that checks it
+from argocd_lifecycle.notifications.receiver.wire import LifecycleEventBody
+
 log = logging.getLogger(__name__)
 
 
-class LifecycleEventWire(TypedDict):
-    reason: str
-    cluster: str
-    server: str
-    phase: str
-    previousPhase: str
-    since: str
-    message: str
-    kubernetesVersion: str
-
-
-def lifecycle_event(secret: ClusterSecret, state: Tracked, event: LifecycleEvent) -> LifecycleEventWire:
+def lifecycle_event(secret: ClusterSecret, state: Tracked, event: LifecycleEvent) -> LifecycleEventBody:
     return {
         "reason": event.reason.value,
         "cluster": secret.name,
@@ -56,19 +48,19 @@ def lifecycle_event(secret: ClusterSecret, state: Tracked, event: LifecycleEvent
 class Notifier:
     def __init__(self, url: str, secret: bytes, *, attempts: int = 4, timeout: float = 5.0) -> None:
         self.url, self._secret, self.attempts = url, secret, attempts
-        self._queue: asyncio.Queue[LifecycleEventWire] = asyncio.Queue(maxsize=10_000)
+        self._queue: asyncio.Queue[LifecycleEventBody] = asyncio.Queue(maxsize=10_000)
         self._client = httpx.AsyncClient(timeout=timeout, trust_env=False)
         self.delivered = 0
         self.failed = 0
 
-    def post(self, payload: LifecycleEventWire) -> None:
+    def post(self, payload: LifecycleEventBody) -> None:
         try:
             self._queue.put_nowait(payload)
         except asyncio.QueueFull:
             self.failed += 1
             log.warning("lifecycle event queue full: dropping %s for %s", payload["reason"], payload["cluster"])
 
-    async def _send(self, payload: LifecycleEventWire) -> None:
+    async def _send(self, payload: LifecycleEventBody) -> None:
         body = json.dumps(payload, separators=(",", ":")).encode()
         for attempt in range(self.attempts):
             headers = {"Content-Type": "application/json", **sign(self._secret, body, time.time())}
