@@ -57,7 +57,7 @@ demo: system install tools
 # The plugin alone: render the example applications for two Kubernetes versions.
 demo-render: install
 	@tools/build.sh helm kustomize
-	$(PY) -m argocd_lifecycle.demo
+	$(PY) -m argocd_lifecycle.plugin.demo
 
 bench: install tools
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -25,7 +25,7 @@ from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.generators.lifecycle import LifecycleSettings, parse_percent
 from argocd_lifecycle.generators.prober import ProberSettings
 from argocd_lifecycle.generators.service_settings import ServiceSettings, service_options
-from argocd_lifecycle.notifications.receiver.timefmt import parse_duration
+from argocd_lifecycle.times import parse_duration
 
 log = logging.getLogger(__name__)
 

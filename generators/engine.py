@@ -32,7 +32,7 @@ from argocd_lifecycle.generators.lifecycle import (
 from argocd_lifecycle.generators.metrics import FleetMetrics
 from argocd_lifecycle.generators.notify import AppSetRefresher, Notifier, lifecycle_event
 from argocd_lifecycle.generators.prober import Prober, ProberSettings
-from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.writer import LogWriter, Writer
 
 log = logging.getLogger(__name__)

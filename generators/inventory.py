@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from argocd_lifecycle.generators.secrets import (
+from argocd_lifecycle.cluster_secrets import (
     ClusterSecret,
     InvalidClusterSecret,
     SecretWire,

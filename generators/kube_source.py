@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from argocd_lifecycle.generators.inventory import Backoff, Inventory
-from argocd_lifecycle.generators.secrets import SecretWire
+from argocd_lifecycle.cluster_secrets import SecretWire
 from argocd_lifecycle.kube import Kube, KubeError, KubeGone
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 

@@ -21,13 +21,13 @@ import httpx
 
 from argocd_lifecycle.generators.lifecycle import LifecycleEvent, Tracked
 from argocd_lifecycle.generators.params import rfc3339
-from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
 from argocd_lifecycle.model import Annotation
-from argocd_lifecycle.notifications.receiver.signing import sign
+from argocd_lifecycle.signing import sign
 
 # one declaration of DESIGN §4's lifecycle event JSON, shared with the receiver that checks it
-from argocd_lifecycle.notifications.receiver.wire import LifecycleEventBody
+from argocd_lifecycle.lifecycle_event import LifecycleEventBody
 
 log = logging.getLogger(__name__)
 

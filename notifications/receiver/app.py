@@ -23,7 +23,7 @@ from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.openapi import schemas
 from argocd_lifecycle.notifications.receiver.outbox import Deliverer
 from argocd_lifecycle.notifications.receiver.pipeline import Pipeline
-from argocd_lifecycle.notifications.receiver.signing import SignatureError, verify
+from argocd_lifecycle.signing import SignatureError, verify
 from argocd_lifecycle.notifications.receiver.sinks import build
 from argocd_lifecycle.notifications.receiver.state import DEAD, PENDING, StateError, StateStore
 

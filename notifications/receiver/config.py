@@ -14,7 +14,7 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
-from argocd_lifecycle.notifications.receiver.timefmt import parse_duration
+from argocd_lifecycle.times import parse_duration
 
 SINK_TYPES = ("slack", "dingtalk", "teams", "webhook", "email")
 MATCH_KEYS = ("severity", "trigger", "cluster", "clusterPhase", "project", "app", "namespace")

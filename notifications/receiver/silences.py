@@ -9,7 +9,7 @@ from typing import Any
 
 from argocd_lifecycle.notifications.receiver.config import MATCH_KEYS
 from argocd_lifecycle.notifications.receiver.routing import matches
-from argocd_lifecycle.notifications.receiver.timefmt import format_rfc3339, parse_duration, parse_rfc3339
+from argocd_lifecycle.times import format_rfc3339, parse_duration, parse_rfc3339
 from argocd_lifecycle.notifications.receiver.wire import BadPayload
 
 MAX_COMMENT = 1024

@@ -1,7 +1,7 @@
 """Wire payloads (TypedDicts) and their checks: unknown fields are kept, wrong types are rejected.
 
 - ``ArgocdWebhookBody``: the catalog's webhook template body (notifications-controller).
-- ``LifecycleEventBody``: a lifecycle transition posted by the inventory (DESIGN.md §4).
+- ``LifecycleEventBody``: a lifecycle transition posted by the generator (declared in ``argocd_lifecycle.lifecycle_event``).
 - ``ExternalEventBody``: anything else that can sign a request.
 - ``SilenceRequest``: ``POST /v1/silences``.
 """
@@ -12,6 +12,7 @@ import json
 from typing import Any, TypedDict
 
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.lifecycle_event import LifecycleEventBody
 
 
 class BadPayload(LifecycleError):
@@ -31,17 +32,6 @@ class ArgocdWebhookBody(TypedDict, total=False):
     health: str
     message: str
     argocdUrl: str
-
-
-class LifecycleEventBody(TypedDict, total=False):
-    reason: str
-    cluster: str
-    server: str
-    phase: str
-    previousPhase: str
-    since: str
-    message: str
-    kubernetesVersion: str
 
 
 class ExternalEventBody(TypedDict, total=False):

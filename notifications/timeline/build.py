@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.notifications.timeline.application import APPLICATION_API, AppState
 from argocd_lifecycle.notifications.timeline.classify import (
     HEALTH_PREFIX,

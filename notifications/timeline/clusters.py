@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
-from argocd_lifecycle.generators.secrets import (
+from argocd_lifecycle.cluster_secrets import (
     ClusterSecret,
     InvalidClusterSecret,
     SecretWire,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.notifications.timeline.application import AppState, read_application
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request
 from argocd_lifecycle.notifications.timeline.classify import is_about

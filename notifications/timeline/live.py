@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
 
-from argocd_lifecycle.generators.secrets import ClusterSecret
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 from argocd_lifecycle.notifications.timeline.application import AppState, read_application

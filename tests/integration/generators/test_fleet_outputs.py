@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from argocd_lifecycle.model import Annotation
-from argocd_lifecycle.notifications.receiver.signing import SignatureError, verify
+from argocd_lifecycle.signing import SignatureError, verify
 from tests.integration.generators.fake_kube_api import FakeKubeAPI
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster, ServerThread, free_port

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from argocd_lifecycle.notifications.receiver.signing import sign
+from argocd_lifecycle.signing import sign
 from tests.integration.receiver import loopback
 
 TOKEN = "integration-token"

@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from argocd_lifecycle.notifications.receiver.signing import sign
+from argocd_lifecycle.signing import sign
 from tests.integration.receiver.conftest import HMAC_SECRET, TOKEN
 
 SIGNED = {"/v1/events/lifecycle", "/v1/events/external"}

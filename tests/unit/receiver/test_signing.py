@@ -5,7 +5,7 @@ import hmac
 
 import pytest
 
-from argocd_lifecycle.notifications.receiver.signing import (
+from argocd_lifecycle.signing import (
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
     SignatureError,

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.generators.certs import CertificateError, earliest_expiry
+from argocd_lifecycle.certs import CertificateError, earliest_expiry
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 
 
