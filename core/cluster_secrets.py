@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict
 
-from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.certs import CertificateError, earliest_expiry
+from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 
 

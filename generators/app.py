@@ -39,6 +39,8 @@ from argocd_lifecycle.generators.service_errors import (
     Unauthorized,
 )
 from argocd_lifecycle.generators.service_settings import ServiceSettings
+from argocd_lifecycle.http.body import BodyTooLarge, read_limited
+from argocd_lifecycle.http.tokens import presented_bearer
 from argocd_lifecycle.logs import redact
 
 log = logging.getLogger(__name__)
@@ -63,9 +65,8 @@ class _Auth:
     def check(self, header: str | None) -> None:
         if self._token is None:
             return
-        scheme, _, presented = (header or "").partition(" ")
-        presented = presented.strip()
-        if scheme.lower() != "bearer" or not presented:
+        presented = presented_bearer(header)
+        if presented is None:
             raise Unauthorized("missing bearer token (send Authorization: Bearer <token>)")
         if not self._token.matches(presented):
             raise Forbidden("the bearer token does not match the configured token")
@@ -88,18 +89,10 @@ def _answer_response(answer: Answer, accept_encoding: str) -> Response:
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
-    too_large = PayloadTooLarge(f"request body: larger than the limit of {limit} bytes")
-    length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > limit:
-        raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
+    try:
+        return await read_limited(request.headers, request.stream(), limit)
+    except BodyTooLarge as exc:
+        raise PayloadTooLarge(exc.message) from exc
 
 
 def build_app(fleet: FleetView, settings: ServiceSettings) -> Starlette:

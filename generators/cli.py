@@ -25,6 +25,7 @@ from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.generators.lifecycle import LifecycleSettings, parse_percent
 from argocd_lifecycle.generators.prober import ProberSettings
 from argocd_lifecycle.generators.service_settings import ServiceSettings, service_options
+from argocd_lifecycle.http import address as http_address
 from argocd_lifecycle.times import parse_duration
 
 log = logging.getLogger(__name__)
@@ -66,10 +67,7 @@ class ServeSettings:
 
 
 def parse_listen(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"--listen {text!r}: expected HOST:PORT, such as 0.0.0.0:8080")
-    return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - a server listens on all interfaces by default
+    return http_address.parse_listen(text, default_host="0.0.0.0")  # noqa: S104 - all interfaces by default
 
 
 def _secret_file(path: Path | None, url: str) -> bytes:

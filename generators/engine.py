@@ -17,6 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet import ClusterState
 from argocd_lifecycle.generators.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.lifecycle import (
@@ -32,7 +33,6 @@ from argocd_lifecycle.generators.lifecycle import (
 from argocd_lifecycle.generators.metrics import FleetMetrics
 from argocd_lifecycle.generators.notify import AppSetRefresher, Notifier, lifecycle_event
 from argocd_lifecycle.generators.prober import Prober, ProberSettings
-from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.writer import LogWriter, Writer
 
 log = logging.getLogger(__name__)

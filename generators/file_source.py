@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from argocd_lifecycle import yamlio
+from argocd_lifecycle.cluster_secrets import SecretWire
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.inventory import Inventory
-from argocd_lifecycle.cluster_secrets import SecretWire
 
 log = logging.getLogger(__name__)
 

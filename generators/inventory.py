@@ -9,7 +9,6 @@ Applications) and is reported as invalid until it is fixed or deleted.
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -41,21 +40,6 @@ class Change:
     #: the raw object, for reporting an invalid Secret (an Event needs its uid)
     namespace: str = ""
     uid: str = ""
-
-
-class Backoff:
-    """Capped exponential backoff with full jitter (the AWS architecture blog's variant)."""
-
-    def __init__(self, base: float = 0.5, cap: float = 30.0) -> None:
-        self.base, self.cap, self.attempt = base, cap, 0
-
-    def next(self) -> float:
-        delay = random.uniform(0, min(self.cap, self.base * 2**self.attempt))
-        self.attempt += 1
-        return delay
-
-    def reset(self) -> None:
-        self.attempt = 0
 
 
 class Inventory:

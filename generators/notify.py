@@ -12,22 +12,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+from argocd_lifecycle.backoff import Backoff
+from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.lifecycle import LifecycleEvent, Tracked
 from argocd_lifecycle.generators.params import rfc3339
-from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
-from argocd_lifecycle.model import Annotation
-from argocd_lifecycle.signing import sign
 
 # one declaration of DESIGN §4's lifecycle event JSON, shared with the receiver that checks it
 from argocd_lifecycle.lifecycle_event import LifecycleEventBody
+from argocd_lifecycle.model import Annotation
+from argocd_lifecycle.signing import sign
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,8 @@ class Notifier:
 
     async def _send(self, payload: LifecycleEventBody) -> None:
         body = json.dumps(payload, separators=(",", ":")).encode()
-        for attempt in range(self.attempts):
+        backoff = Backoff(base=0.5, cap=10.0)
+        for _ in range(self.attempts):
             headers = {"Content-Type": "application/json", **sign(self._secret, body, time.time())}
             try:
                 resp = await self._client.post(self.url, content=body, headers=headers)
@@ -74,7 +75,7 @@ class Notifier:
                     break  # the receiver refused it: retrying will not help
             except httpx.HTTPError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
-            await asyncio.sleep(random.uniform(0, min(10.0, 0.5 * 2**attempt)))
+            await asyncio.sleep(backoff.next())
         self.failed += 1
         log.warning("posting %s for %s to the receiver failed: %s", payload["reason"], payload["cluster"], problem)
 

@@ -33,9 +33,7 @@ Flags (environment variable in brackets):
 
 from __future__ import annotations
 
-import hmac
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,59 +41,15 @@ from typing import Any, TypeVar
 
 import click
 
-from argocd_lifecycle.errors import ConfigError, UsageError
+from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.policy import PolicyTable, load_policy
+from argocd_lifecycle.http.tokens import TokenFile
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1 << 20
 DEFAULT_MAX_STALENESS = 60.0
 DEFAULT_MAX_DROP_PERCENT = 50.0
-
-
-class TokenFile:
-    """The expected bearer token, re-read whenever the file's identity, size or mtime changes.
-
-    A file that vanishes or turns empty while the service runs (the instant of a Secret volume swap)
-    keeps the last good token and logs a warning; at start-up either is an error.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._stamp: tuple[int, int, int, int] | None = None
-        self._token = b""
-        if not self._reload():
-            raise ConfigError(f"{path}: the token file is empty")
-
-    def __repr__(self) -> str:  # never the token itself
-        return f"TokenFile({str(self.path)!r})"
-
-    def _reload(self) -> bool:
-        """Re-read when changed; True when a usable token is loaded. Raises ConfigError before the first."""
-        try:
-            st = os.stat(self.path)
-            stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-            if stamp == self._stamp:
-                return True
-            token = self.path.read_bytes().strip()
-        except OSError as exc:
-            if self._stamp is None:
-                raise ConfigError(f"{self.path}: cannot read the token file: {exc.strerror}") from exc
-            log.warning("token file %s unreadable (%s); keeping the previous token", self.path, exc.strerror)
-            return True
-        if not token:
-            if self._stamp is not None:
-                log.warning("token file %s is empty; keeping the previous token", self.path)
-            return self._stamp is not None
-        if self._stamp is not None and token != self._token:
-            log.info("token file %s changed; using the new token", self.path)
-        self._stamp, self._token = stamp, token
-        return True
-
-    def matches(self, presented: str) -> bool:
-        """Constant-time comparison of a presented token with the current one."""
-        self._reload()
-        return hmac.compare_digest(presented.encode("utf-8", "surrogateescape"), self._token)
 
 
 @dataclass(frozen=True)

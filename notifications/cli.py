@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import click
 
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.files import write_atomically
 
 _minutes = click.IntRange(1, 10_080)
 
@@ -75,15 +74,7 @@ def render(
 
 def _write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` in one step, so a failure never leaves a half-written file."""
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+        write_atomically(path, text)
     except OSError as exc:
-        raise LifecycleError(f"--output {path}: cannot write: {exc.strerror}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise LifecycleError(f"--output {path}: cannot write: {exc.strerror}") from exc

@@ -9,16 +9,9 @@ from pathlib import Path
 import click
 
 from argocd_lifecycle import logs
-from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.http.address import parse_listen
 
 log = logging.getLogger("argocd_lifecycle.receiver")
-
-
-def _listen(value: str) -> tuple[str, int]:
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"--listen {value!r}: use HOST:PORT, e.g. 0.0.0.0:8080")
-    return host.strip("[]"), int(port)
 
 
 @click.group()
@@ -46,7 +39,7 @@ def serve(config_path: Path, listen: str | None, state: str | None, log_level: s
     from argocd_lifecycle.notifications.receiver.state import open_state
 
     cfg = receiver_config.load(config_path)
-    host, port = _listen(listen or cfg.listen)
+    host, port = parse_listen(listen or cfg.listen)
     logs.setup(log_level)
     url = state or cfg.state
 

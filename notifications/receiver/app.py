@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -17,15 +16,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from argocd_lifecycle.http.body import BodyTooLarge, read_limited
+from argocd_lifecycle.http.tokens import presented_bearer, same_token
 from argocd_lifecycle.notifications.receiver import events, silences, wire
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.openapi import schemas
 from argocd_lifecycle.notifications.receiver.outbox import Deliverer
 from argocd_lifecycle.notifications.receiver.pipeline import Pipeline
-from argocd_lifecycle.signing import SignatureError, verify
 from argocd_lifecycle.notifications.receiver.sinks import build
 from argocd_lifecycle.notifications.receiver.state import DEAD, PENDING, StateError, StateStore
+from argocd_lifecycle.signing import SignatureError, verify
 
 log = logging.getLogger(__name__)
 MAX_BODY = 1024 * 1024
@@ -52,24 +53,15 @@ class Receiver:
 
     # --- helpers -------------------------------------------------------------------------------
     def _bearer(self, request: Request) -> None:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            token.strip().encode("utf-8", "replace"), self.config.token.encode("utf-8", "replace")
-        ):
+        presented = presented_bearer(request.headers.get("authorization"))
+        if presented is None or not same_token(presented, self.config.token.encode("utf-8", "surrogateescape")):
             raise ApiError(401, "token", "missing or wrong bearer token")
 
     async def _body(self, request: Request) -> bytes:
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > MAX_BODY:
-            raise ApiError(413, "too_large", f"body is larger than {MAX_BODY} bytes")
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                raise ApiError(413, "too_large", f"body is larger than {MAX_BODY} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
+        try:
+            return await read_limited(request.headers, request.stream(), MAX_BODY)
+        except BodyTooLarge as exc:
+            raise ApiError(413, "too_large", f"body is larger than {MAX_BODY} bytes") from exc
 
     async def _signed_body(self, request: Request) -> bytes:
         body, now = await self._body(request), self.clock()

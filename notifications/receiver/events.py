@@ -6,11 +6,11 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from argocd_lifecycle.lifecycle_event import LifecycleEventBody
 from argocd_lifecycle.model import Phase, Reason
 from argocd_lifecycle.notifications.receiver.wire import (
     ArgocdWebhookBody,
     ExternalEventBody,
-    LifecycleEventBody,
 )
 
 SEVERITIES = ("critical", "warning", "info")

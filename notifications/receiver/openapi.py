@@ -9,13 +9,13 @@ from starlette.schemas import SchemaGenerator
 
 from argocd_lifecycle import __version__
 from argocd_lifecycle.notifications.receiver.config import MATCH_KEYS
-from argocd_lifecycle.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from argocd_lifecycle.notifications.receiver.wire import (
     ARGOCD_FIELDS,
     EXTERNAL_STRING_FIELDS,
     LIFECYCLE_FIELDS,
     REQUIRED,
 )
+from argocd_lifecycle.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
 
 
 def _strings(fields: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import random
 import time
 from collections.abc import Callable
 
+from argocd_lifecycle.backoff import exponential_delay
 from argocd_lifecycle.notifications.receiver.config import Delivery, RateLimit
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.notification import Notification
@@ -49,7 +50,7 @@ class RateLimiter:
 
 def backoff(attempts: int, settings: Delivery, rng: Callable[[], float]) -> float:
     """Exponential in the attempt count, capped, with half of it randomised so retries spread out."""
-    delay = min(settings.max_backoff, settings.initial_backoff * 2.0 ** max(0, attempts - 1))
+    delay = exponential_delay(attempts - 1, settings.initial_backoff, settings.max_backoff)
     return delay / 2 + delay / 2 * rng()
 
 

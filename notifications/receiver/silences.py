@@ -9,8 +9,8 @@ from typing import Any
 
 from argocd_lifecycle.notifications.receiver.config import MATCH_KEYS
 from argocd_lifecycle.notifications.receiver.routing import matches
-from argocd_lifecycle.times import format_rfc3339, parse_duration, parse_rfc3339
 from argocd_lifecycle.notifications.receiver.wire import BadPayload
+from argocd_lifecycle.times import format_rfc3339, parse_duration, parse_rfc3339
 
 MAX_COMMENT = 1024
 

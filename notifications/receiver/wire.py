@@ -1,7 +1,7 @@
 """Wire payloads (TypedDicts) and their checks: unknown fields are kept, wrong types are rejected.
 
 - ``ArgocdWebhookBody``: the catalog's webhook template body (notifications-controller).
-- ``LifecycleEventBody``: a lifecycle transition posted by the generator (declared in ``argocd_lifecycle.lifecycle_event``).
+- ``LifecycleEventBody``: a lifecycle transition posted by the generator (``argocd_lifecycle.lifecycle_event``).
 - ``ExternalEventBody``: anything else that can sign a request.
 - ``SilenceRequest``: ``POST /v1/silences``.
 """

@@ -4,12 +4,11 @@ loaded, rewritten and written back out (comments inside rewritten documents are 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from argocd_lifecycle import yamlio
+from argocd_lifecycle.files import write_atomically
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError, index, is_json, load
 
@@ -61,11 +60,7 @@ def write_in_place(results: list[Converted]) -> int:
         if not result.changed or path is None:
             continue
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(result.text)
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-            os.replace(tmp, path)
+            write_atomically(path, result.text)
         except OSError as exc:
             raise SourceError(
                 f"{result.source.label}: cannot be written ({exc.strerror or type(exc).__name__})"

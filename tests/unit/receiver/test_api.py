@@ -11,8 +11,8 @@ from starlette.testclient import TestClient
 
 from argocd_lifecycle.notifications.receiver.app import Receiver, build_app
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
-from argocd_lifecycle.signing import sign
 from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
+from argocd_lifecycle.signing import sign
 from tests.unit.receiver.conftest import HMAC_SECRET, TOKEN, Clock
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -26,7 +26,7 @@ def test_missing_config_file(tmp_path: Path, capsys) -> None:
 def test_bad_listen_is_a_usage_error(tmp_path: Path, capsys) -> None:
     code, _, err = run(["--config", str(write_config(tmp_path, BASIC)), "--listen", "everywhere"], capsys)
     assert code == 2
-    assert err == "error: --listen 'everywhere': use HOST:PORT, e.g. 0.0.0.0:8080\n"
+    assert err == "error: --listen 'everywhere': expected HOST:PORT, such as 127.0.0.1:8080\n"
 
 
 def test_bad_state_url(tmp_path: Path, capsys) -> None:

@@ -14,10 +14,10 @@ from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.notification import Notification
 from argocd_lifecycle.notifications.receiver.outbox import Deliverer, RateLimiter, backoff
 from argocd_lifecycle.notifications.receiver.pipeline import Pipeline
-from argocd_lifecycle.signing import verify
 from argocd_lifecycle.notifications.receiver.sinks import build
 from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
 from argocd_lifecycle.notifications.receiver.state import DEAD, DELIVERED, PENDING
+from argocd_lifecycle.signing import verify
 from tests.unit.receiver.conftest import Clock
 
 pytestmark = pytest.mark.anyio
