@@ -38,7 +38,7 @@ class BenchFleet:
     """A FleetView over a fixed list: 2,000 clusters shaped like real cluster Secrets."""
 
     def __init__(self, count: int) -> None:
-        from argocd_lifecycle.generators.fleet import ClusterState
+        from argocd_lifecycle.generators.fleet.view import ClusterState
         from argocd_lifecycle.model import Phase
 
         since = datetime(2025, 1, 1, tzinfo=UTC)
@@ -87,8 +87,8 @@ class BenchFleet:
 def serve(port: int, token_file: Path, clusters: int) -> None:
     import uvicorn
 
-    from argocd_lifecycle.generators.app import build_app
-    from argocd_lifecycle.generators.service_settings import ServiceSettings
+    from argocd_lifecycle.generators.service.app import build_app
+    from argocd_lifecycle.generators.service.settings import ServiceSettings
 
     app = build_app(BenchFleet(clusters), ServiceSettings.from_options(token_file=token_file))
     uvicorn.run(app, host="127.0.0.1", port=port, workers=1, log_level="warning", access_log=False)

@@ -22,9 +22,9 @@ import click
 
 from argocd_lifecycle import logs
 from argocd_lifecycle.errors import ConfigError, UsageError
-from argocd_lifecycle.generators.lifecycle import LifecycleSettings, parse_percent
-from argocd_lifecycle.generators.prober import ProberSettings
-from argocd_lifecycle.generators.service_settings import ServiceSettings, service_options
+from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings, parse_percent
+from argocd_lifecycle.generators.fleet.prober import ProberSettings
+from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 from argocd_lifecycle.http import address as http_address
 from argocd_lifecycle.times import parse_duration
 

@@ -13,19 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from argocd_lifecycle.generators.engine import FleetEngine, Outputs
-from argocd_lifecycle.generators.file_source import FileSource
-from argocd_lifecycle.generators.inventory import Inventory
-from argocd_lifecycle.generators.kube_source import KubeSource
-from argocd_lifecycle.generators.leader import LeaderElector, LeaseSettings
-from argocd_lifecycle.generators.metrics import FleetMetrics
-from argocd_lifecycle.generators.notify import AppSetRefresher, Notifier
-from argocd_lifecycle.generators.writer import KubeWriter, LogWriter
+from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
+from argocd_lifecycle.generators.fleet.file_source import FileSource
+from argocd_lifecycle.generators.fleet.inventory import Inventory
+from argocd_lifecycle.generators.fleet.kube_source import KubeSource
+from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
+from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
+from argocd_lifecycle.generators.fleet.notify import AppSetRefresher, Notifier
+from argocd_lifecycle.generators.fleet.writer import KubeWriter, LogWriter
 from argocd_lifecycle.kube import Kube, KubeSettings, connect
 
 if TYPE_CHECKING:
     from argocd_lifecycle.generators.cli import ServeSettings
-    from argocd_lifecycle.generators.service_settings import ServiceSettings
+    from argocd_lifecycle.generators.service.settings import ServiceSettings
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
 async def run(settings: ServeSettings, service: ServiceSettings) -> None:
     import uvicorn
 
-    from argocd_lifecycle.generators.app import build_app
+    from argocd_lifecycle.generators.service.app import build_app
 
     fleet = await start_fleet(settings, FleetMetrics())
     app: Any = build_app(fleet.engine, service)

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
-from argocd_lifecycle.generators.fleet import ClusterState
-from argocd_lifecycle.generators.inventory import Change, ChangeKind, Inventory
-from argocd_lifecycle.generators.lifecycle import (
+from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
+from argocd_lifecycle.generators.fleet.lifecycle import (
     LifecycleSettings,
     Observation,
     ProbeResult,
@@ -30,10 +29,11 @@ from argocd_lifecycle.generators.lifecycle import (
     removed,
     step,
 )
-from argocd_lifecycle.generators.metrics import FleetMetrics
-from argocd_lifecycle.generators.notify import AppSetRefresher, Notifier, lifecycle_event
-from argocd_lifecycle.generators.prober import Prober, ProberSettings
-from argocd_lifecycle.generators.writer import LogWriter, Writer
+from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
+from argocd_lifecycle.generators.fleet.notify import AppSetRefresher, Notifier, lifecycle_event
+from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
+from argocd_lifecycle.generators.fleet.view import ClusterState
+from argocd_lifecycle.generators.fleet.writer import LogWriter, Writer
 
 log = logging.getLogger(__name__)
 

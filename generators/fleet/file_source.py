@@ -21,7 +21,7 @@ import yaml
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.cluster_secrets import SecretWire
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.inventory import Inventory
+from argocd_lifecycle.generators.fleet.inventory import Inventory
 
 log = logging.getLogger(__name__)
 

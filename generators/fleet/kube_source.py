@@ -17,7 +17,7 @@ from typing import Any
 
 from argocd_lifecycle.backoff import Backoff
 from argocd_lifecycle.cluster_secrets import SecretWire
-from argocd_lifecycle.generators.inventory import Inventory
+from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.kube import Kube, KubeError, KubeGone
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.upgrade import UpgradeView, upgrade_view
+from argocd_lifecycle.generators.fleet.upgrade import UpgradeView, upgrade_view
 from argocd_lifecycle.model import Annotation, Phase, Reason
 
 

@@ -20,8 +20,8 @@ import httpx
 
 from argocd_lifecycle.backoff import Backoff
 from argocd_lifecycle.cluster_secrets import ClusterSecret
-from argocd_lifecycle.generators.lifecycle import LifecycleEvent, Tracked
-from argocd_lifecycle.generators.params import rfc3339
+from argocd_lifecycle.generators.fleet.lifecycle import LifecycleEvent, Tracked
+from argocd_lifecycle.generators.service.params import rfc3339
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
 
 # one declaration of DESIGN §4's lifecycle event JSON, shared with the receiver that checks it

@@ -17,7 +17,7 @@ from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.versions import KubeVersion
 
 if TYPE_CHECKING:
-    from argocd_lifecycle.generators.lifecycle import ProbeResult
+    from argocd_lifecycle.generators.fleet.lifecycle import ProbeResult
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
-from argocd_lifecycle.generators.inventory import Change
-from argocd_lifecycle.generators.lifecycle import LifecycleEvent, Tracked
-from argocd_lifecycle.generators.params import rfc3339
+from argocd_lifecycle.generators.fleet.inventory import Change
+from argocd_lifecycle.generators.fleet.lifecycle import LifecycleEvent, Tracked
+from argocd_lifecycle.generators.service.params import rfc3339
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
 from argocd_lifecycle.model import EVENT_SOURCE, Annotation
 

@@ -15,12 +15,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
-from argocd_lifecycle.generators.fleet import ClusterState, FleetView
-from argocd_lifecycle.generators.guard import MassDropGuard
-from argocd_lifecycle.generators.inputs import ParamsRequest
-from argocd_lifecycle.generators.params import ClusterParams, admitted, answer, cluster_params
-from argocd_lifecycle.generators.policy import PolicyTable
-from argocd_lifecycle.generators.service_errors import Unavailable
+from argocd_lifecycle.generators.fleet.view import ClusterState, FleetView
+from argocd_lifecycle.generators.service.errors import Unavailable
+from argocd_lifecycle.generators.service.guard import MassDropGuard
+from argocd_lifecycle.generators.service.inputs import ParamsRequest
+from argocd_lifecycle.generators.service.params import ClusterParams, admitted, answer, cluster_params
+from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 
 MAX_CACHED_ANSWERS = 256

@@ -26,19 +26,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from argocd_lifecycle.generators.answers import Answer, ParamsService
-from argocd_lifecycle.generators.fleet import FleetView
-from argocd_lifecycle.generators.fleet_page import FleetPage, fleet_document
-from argocd_lifecycle.generators.guard import MassDropRefused
-from argocd_lifecycle.generators.inputs import parse_request
-from argocd_lifecycle.generators.openapi import openapi_document
-from argocd_lifecycle.generators.service_errors import (
+from argocd_lifecycle.generators.fleet.view import FleetView
+from argocd_lifecycle.generators.service.answers import Answer, ParamsService
+from argocd_lifecycle.generators.service.errors import (
     Forbidden,
     PayloadTooLarge,
     ServiceError,
     Unauthorized,
 )
-from argocd_lifecycle.generators.service_settings import ServiceSettings
+from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document
+from argocd_lifecycle.generators.service.guard import MassDropRefused
+from argocd_lifecycle.generators.service.inputs import parse_request
+from argocd_lifecycle.generators.service.openapi import openapi_document
+from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.http.body import BodyTooLarge, read_limited
 from argocd_lifecycle.http.tokens import presented_bearer
 from argocd_lifecycle.logs import redact

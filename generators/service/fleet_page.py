@@ -11,8 +11,8 @@ from typing import TypedDict
 
 import jinja2
 
-from argocd_lifecycle.generators.fleet import ClusterState, FleetView
-from argocd_lifecycle.generators.params import rfc3339
+from argocd_lifecycle.generators.fleet.view import ClusterState, FleetView
+from argocd_lifecycle.generators.service.params import rfc3339
 from argocd_lifecycle.model import Phase
 
 #: certificates expiring sooner than this are highlighted
@@ -77,7 +77,7 @@ def _aware(moment: datetime) -> datetime:
 
 def make_environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("argocd_lifecycle.generators", "templates"),
+        loader=jinja2.PackageLoader("argocd_lifecycle.generators.service", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from argocd_lifecycle.generators.service_errors import Unavailable
+from argocd_lifecycle.generators.service.errors import Unavailable
 
 MAX_KEYS = 4096
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.selector import LabelSelector
-from argocd_lifecycle.generators.service_errors import InputError, kind_of
+from argocd_lifecycle.generators.service.errors import InputError, kind_of
+from argocd_lifecycle.generators.service.selector import LabelSelector
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.versions import KubeVersion
 

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.fleet import ClusterState
-from argocd_lifecycle.generators.inputs import GeneratorInput
-from argocd_lifecycle.generators.policy import PolicyTable
+from argocd_lifecycle.generators.fleet.view import ClusterState
+from argocd_lifecycle.generators.service.inputs import GeneratorInput
+from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.versions import KubeVersion
 

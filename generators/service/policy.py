@@ -20,7 +20,7 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
-from argocd_lifecycle.generators.service_errors import kind_of
+from argocd_lifecycle.generators.service.errors import kind_of
 from argocd_lifecycle.model import Phase
 
 

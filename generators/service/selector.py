@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle.generators.service_errors import InputError, kind_of
+from argocd_lifecycle.generators.service.errors import InputError, kind_of
 
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 

@@ -2,8 +2,8 @@
 
 Wiring for ``generator serve`` (generators/cli.py)::
 
-    from argocd_lifecycle.generators.app import build_app
-    from argocd_lifecycle.generators.service_settings import ServiceSettings, service_options
+    from argocd_lifecycle.generators.service.app import build_app
+    from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 
     @click.command()
     @service_options                   # adds the five flags below, passed as keyword arguments
@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 import click
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.policy import PolicyTable, load_policy
+from argocd_lifecycle.generators.service.policy import PolicyTable, load_policy
 from argocd_lifecycle.http.tokens import TokenFile
 
 log = logging.getLogger(__name__)

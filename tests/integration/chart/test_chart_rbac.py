@@ -44,7 +44,7 @@ def test_generator_verbs() -> None:
 
 
 def test_generator_lease_name_is_the_one_the_generator_uses() -> None:
-    from argocd_lifecycle.generators.leader import LeaseSettings
+    from argocd_lifecycle.generators.fleet.leader import LeaseSettings
 
     assert GENERATOR_RULES[3]["resourceNames"] == [LeaseSettings(namespace="x", identity="y").name]
 

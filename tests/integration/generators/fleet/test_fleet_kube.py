@@ -194,8 +194,8 @@ def test_only_the_leader_probes_and_writes(api: FakeKubeAPI, make_cluster) -> No
 
 def test_list_pages_through_large_inventories(api: FakeKubeAPI) -> None:
     """1,201 Secrets arrive in pages of 500 (limit/continue), and all of them are known after one listing."""
-    from argocd_lifecycle.generators.inventory import Inventory
-    from argocd_lifecycle.generators.kube_source import KubeSource
+    from argocd_lifecycle.generators.fleet.inventory import Inventory
+    from argocd_lifecycle.generators.fleet.kube_source import KubeSource
     from argocd_lifecycle.kube import KubeSettings, connect
     from tests.integration.generators.loopback import cluster_secret
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from argocd_lifecycle.generators.app import build_app
-from argocd_lifecycle.generators.service_settings import ServiceSettings
-from tests.unit.generators_service.fleet_fixture import MemoryFleet, sample_fleet
+from argocd_lifecycle.generators.service.app import build_app
+from argocd_lifecycle.generators.service.settings import ServiceSettings
+from tests.unit.generators.service.fleet_fixture import MemoryFleet, sample_fleet
 
 TOKEN = "integration-token-0815"
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from argocd_lifecycle.generators.fleet import ClusterState
+from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Phase
 from tests.conftest import REPO, require_tool
 

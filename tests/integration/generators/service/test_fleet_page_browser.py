@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from argocd_lifecycle.model import Phase
 from tests.conftest import REPO
-from tests.unit.generators_service.fleet_fixture import MemoryFleet, cluster
+from tests.unit.generators.service.fleet_fixture import MemoryFleet, cluster
 
 from .conftest import LiveService
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.cluster_secrets import InvalidClusterSecret, parse_secret
-from argocd_lifecycle.generators.file_source import FileSource
-from argocd_lifecycle.generators.inventory import ChangeKind, Inventory
+from argocd_lifecycle.generators.fleet.file_source import FileSource
+from argocd_lifecycle.generators.fleet.inventory import ChangeKind, Inventory
 from tests.integration.generators.loopback import CertAuthority
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.lifecycle import (
+from argocd_lifecycle.generators.fleet.lifecycle import (
     LifecycleSettings,
     Observation,
     ProbeResult,

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.backoff import Backoff
-from argocd_lifecycle.generators.lifecycle import LifecycleEvent, ProbeResult, Tracked
-from argocd_lifecycle.generators.metrics import error_kind
-from argocd_lifecycle.generators.notify import lifecycle_event, uses_plugin_generator
-from argocd_lifecycle.generators.writer import EventSpec, phase_annotations
+from argocd_lifecycle.cluster_secrets import ClusterSecret
+from argocd_lifecycle.generators.fleet.lifecycle import LifecycleEvent, ProbeResult, Tracked
+from argocd_lifecycle.generators.fleet.metrics import error_kind
+from argocd_lifecycle.generators.fleet.notify import lifecycle_event, uses_plugin_generator
+from argocd_lifecycle.generators.fleet.writer import EventSpec, phase_annotations
 from argocd_lifecycle.kube import KubeConflict, KubeError, KubeGone, KubeNotFound, translate
 from argocd_lifecycle.model import Annotation, Phase, Reason
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from argocd_lifecycle.generators.app import build_app
-from argocd_lifecycle.generators.service_settings import ServiceSettings
+from argocd_lifecycle.generators.service.app import build_app
+from argocd_lifecycle.generators.service.settings import ServiceSettings
 
 from .fleet_fixture import MemoryFleet, sample_fleet
 

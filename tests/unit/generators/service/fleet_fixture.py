@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from argocd_lifecycle.generators.fleet import ClusterState
+from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Phase
 
 SINCE = datetime(2025, 3, 1, 8, 30, 0, tzinfo=UTC)

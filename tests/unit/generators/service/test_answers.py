@@ -6,9 +6,9 @@ import gzip
 import json
 from dataclasses import replace
 
-from argocd_lifecycle.generators.answers import ParamsCache
-from argocd_lifecycle.generators.inputs import parse_request
-from argocd_lifecycle.generators.policy import PolicyTable
+from argocd_lifecycle.generators.service.answers import ParamsCache
+from argocd_lifecycle.generators.service.inputs import parse_request
+from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 
 from .fleet_fixture import sample_fleet

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from argocd_lifecycle.generators.inputs import parse_request
-from argocd_lifecycle.generators.selector import LabelSelector
-from argocd_lifecycle.generators.service_errors import InputError
+from argocd_lifecycle.generators.service.errors import InputError
+from argocd_lifecycle.generators.service.inputs import parse_request
+from argocd_lifecycle.generators.service.selector import LabelSelector
 
 
 def _request(parameters: object) -> bytes:

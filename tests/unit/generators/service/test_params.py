@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle.generators.inputs import parse_parameters
-from argocd_lifecycle.generators.params import admitted, answer, cluster_params, normalize_name
-from argocd_lifecycle.generators.policy import PolicyTable
+from argocd_lifecycle.generators.service.inputs import parse_parameters
+from argocd_lifecycle.generators.service.params import admitted, answer, cluster_params, normalize_name
+from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 
 from .fleet_fixture import SECRET_LABEL, cluster, sample_fleet

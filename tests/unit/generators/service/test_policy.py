@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.errors import ConfigError
-from argocd_lifecycle.generators.policy import PolicyTable, SyncRule, load_policy
+from argocd_lifecycle.generators.service.policy import PolicyTable, SyncRule, load_policy
 from argocd_lifecycle.model import Phase
 
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from argocd_lifecycle.errors import ConfigError, UsageError
-from argocd_lifecycle.generators.service_settings import ServiceSettings, service_options
+from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 from argocd_lifecycle.http.tokens import TokenFile
 from argocd_lifecycle.model import Phase
 

@@ -1,0 +1,1 @@
+"""The fleet engine: cluster inventory, prober, lifecycle state machine and what a transition writes."""
