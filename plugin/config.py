@@ -1,4 +1,5 @@
-"""The CMP ``plugin.yaml`` (DESIGN.md §6), built from the parameter table so the two never drift."""
+"""The CMP ``plugin.yaml`` (Argo CD's ConfigManagementPlugin v2 format), built from the parameter table so
+the two never drift."""
 
 from __future__ import annotations
 

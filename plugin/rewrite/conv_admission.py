@@ -1,4 +1,4 @@
-"""Mutating/ValidatingWebhookConfiguration admissionregistration.k8s.io/v1beta1 -> v1 (reference §4).
+"""Mutating/ValidatingWebhookConfiguration admissionregistration.k8s.io/v1beta1 -> v1.
 
 The v1beta1 defaults that v1 changed are written out so new creations behave as before; sideEffects
 ``Unknown``/unset becomes ``None`` (an assumption, warned), ``Some`` needs a human.

@@ -1,4 +1,4 @@
-"""Workloads -> apps/v1 (reference §4 "Deployment / DaemonSet / StatefulSet / ReplicaSet").
+"""Workloads (Deployment, DaemonSet, StatefulSet, ReplicaSet) from extensions and apps betas -> apps/v1.
 
 Policy "keep behaviour": finite old defaults that differ from apps/v1's are written out (OnDelete,
 maxSurge/maxUnavailable 1/1, revisionHistoryLimit 2); unbounded ones cannot be, so they are warned about.

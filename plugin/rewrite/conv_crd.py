@@ -1,4 +1,4 @@
-"""CustomResourceDefinition apiextensions.k8s.io/v1beta1 -> v1 (reference §4).
+"""CustomResourceDefinition apiextensions.k8s.io/v1beta1 -> v1.
 
 v1 has no top-level schema, subresources or printer columns (each version carries its own), requires
 ``scope``, a *structural* schema per version and the webhook conversion layout, and refuses

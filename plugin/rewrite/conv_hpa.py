@@ -1,7 +1,7 @@
 """HorizontalPodAutoscaler v2beta1 -> v2beta2 -> v2, and the opt-in autoscaling/v1 -> v2 upgrade.
 
 v2beta2 and v2 share one shape, so v2beta1's metric sources are converted once (to v2beta2) and the
-chain renames on. autoscaling/v1 keeps v2 data in alpha annotations (reference §4).
+chain renames on. autoscaling/v1 objects may carry v2 data in ``autoscaling.alpha.kubernetes.io/*`` annotations.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ingress extensions/v1beta1 and networking.k8s.io/v1beta1 -> networking.k8s.io/v1 (reference §4)."""
+"""Ingress extensions/v1beta1 and networking.k8s.io/v1beta1 -> networking.k8s.io/v1."""
 
 from __future__ import annotations
 

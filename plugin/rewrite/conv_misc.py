@@ -1,5 +1,5 @@
-"""Field-level conversions of smaller kinds (reference §4): PodDisruptionBudget, EndpointSlice, flow
-control, CertificateSigningRequest, RBAC v1alpha1 subjects, Event."""
+"""Field-level conversions of smaller kinds: PodDisruptionBudget, EndpointSlice, flow control,
+CertificateSigningRequest, RBAC v1alpha1 subjects, Event."""
 
 from __future__ import annotations
 

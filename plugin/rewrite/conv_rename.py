@@ -1,4 +1,4 @@
-"""Pairs whose fields are the same in both versions (reference §4 "rename-only"; for pairs that share a
+"""Pairs whose fields are the same in both versions: only apiVersion changes (for pairs that share a
 bundled release, a test compares their kubernetes-validate schemas)."""
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """What the target cluster serves, and which apiVersion an object should use there.
 
-When ``KUBE_API_VERSIONS`` is known it is the truth about the cluster (reference §5); otherwise the
-table and the target version decide. While a cluster is Upgrading to a known version, the chosen
-apiVersion must also be served by that next version, so the same manifests survive the upgrade.
+When ``KUBE_API_VERSIONS`` is known it is the truth about the cluster (Argo CD fills it from the
+cluster's discovery API); otherwise the table and the target version decide. While a cluster is
+Upgrading to a known version, the chosen apiVersion must also be served by that next version, so the
+same manifests survive the upgrade.
 """
 
 from __future__ import annotations

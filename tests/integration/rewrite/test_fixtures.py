@@ -1,4 +1,4 @@
-"""Every fixture pair (the shared set and ours): parsed comparison, expected warnings, and strict
+"""Every fixture pair (the reference set and ours): parsed comparison, expected warnings, and strict
 validation of every output with kubernetes-validate at its target version."""
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ import pytest
 from argocd_lifecycle.plugin.validate import validate_objects
 from tests.unit.rewrite.helpers import (
     OWN_FIXTURES,
-    SHARED_FIXTURES,
+    REFERENCE_FIXTURES,
     fixture_pairs,
     load_docs,
     run_fixture,
     without_own_annotations,
 )
 
-PAIRS = fixture_pairs(SHARED_FIXTURES) + fixture_pairs(OWN_FIXTURES)
+PAIRS = fixture_pairs(REFERENCE_FIXTURES) + fixture_pairs(OWN_FIXTURES)
 OPT_IN = {"hpa-v1-alpha-annotations"}  # README: OPT-IN fixtures need the option on
 
-# The shared README's "expected warnings" column, as fragments of our messages.
+# The reference set README's "expected warnings" column, as fragments of our messages.
 EXPECTED_WARNINGS = {
     "deployment-extensions": [
         "spec.rollbackTo dropped",
@@ -45,7 +45,7 @@ EXPECTED_INFOS = {"ingress-legacy": ["deprecated kubernetes.io/ingress.class ann
 
 
 def test_there_are_fixtures_to_run() -> None:
-    assert len(fixture_pairs(SHARED_FIXTURES)) == 8, "the shared fixture set moved or changed"
+    assert len(fixture_pairs(REFERENCE_FIXTURES)) == 8, "the reference fixture set moved or changed"
     assert len(fixture_pairs(OWN_FIXTURES)) >= 9
 
 
@@ -84,6 +84,6 @@ def test_fixture_output_validates_strictly_at_its_target(
 
 
 def test_opt_in_fixture_is_left_alone_without_the_option() -> None:
-    source = SHARED_FIXTURES / "hpa-v1-alpha-annotations.in.yaml"
+    source = REFERENCE_FIXTURES / "hpa-v1-alpha-annotations.in.yaml"
     got, rw = run_fixture(source, (1, 30))
     assert got == load_docs(source) and rw.converted == 0

@@ -13,9 +13,9 @@ from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.target import Target
 
 REPO = Path(__file__).resolve().parents[3]
-#: the workspace's shared fixture set, next to the repository (../shared in this workspace)
-SHARED_FIXTURES = REPO.parent / "shared" / "fixtures" / "deprecations"
 OWN_FIXTURES = REPO / "tests" / "fixtures" / "deprecations"
+#: the project's original deprecation fixture set (its README says what each pair exercises)
+REFERENCE_FIXTURES = OWN_FIXTURES / "reference-set"
 _OUT = re.compile(r"^(?P<name>.+)\.out\.(?P<major>\d+)\.(?P<minor>\d+)\.yaml$")
 
 

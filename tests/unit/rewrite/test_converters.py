@@ -1,4 +1,4 @@
-"""Field-level conversions (reference §4), one behaviour per test; inputs are never mutated."""
+"""Field-level conversions, one behaviour per test; inputs are never mutated."""
 
 from __future__ import annotations
 

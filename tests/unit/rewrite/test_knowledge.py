@@ -1,4 +1,4 @@
-"""The knowledge base: the built-in table against the reference, users' rules, and pluto coverage."""
+"""The knowledge base: the built-in table against upstream facts, users' rules, and pluto coverage."""
 
 from __future__ import annotations
 
@@ -16,17 +16,16 @@ from argocd_lifecycle.plugin.rewrite.knowledge import (
 )
 
 
-def test_table_holds_every_pair_of_the_reference() -> None:
+def test_table_holds_every_known_pair() -> None:
     kb = builtin()
-    # reference §2: 78 table rows covering 127 apiVersion+kind pairs (*List kinds excluded)
+    # 127 apiVersion+kind pairs deprecated or removed from 1.16 to 1.37 (*List kinds excluded)
     assert len(kb) == 127
-    # 24 pairs are still served in 1.36: 20 in §2f proper and 4 deprecated only in 1.37
+    # 24 pairs are still served in 1.36, 4 of them deprecated only in 1.37
     served_1_36 = [r for r in kb.rules.values() if not r.removed_at((1, 36))]
     assert len(served_1_36) == 24
     assert sum(1 for r in served_1_36 if r.deprecated_in == (1, 37)) == 4
-    # the reference's summary says 16 non-persisted pairs, but its table marks 15 "(np)" cells;
-    # the table is what we encode (Scale x3, DeploymentRollback x2, TokenReview, 4 authorization
-    # reviews, AdmissionReview, Eviction, SelfSubjectReview x2, APIGroupDiscovery)
+    # 15 pairs are never persisted, so never appear in manifests: Scale x3, DeploymentRollback x2,
+    # TokenReview, 4 authorization reviews, AdmissionReview, Eviction, SelfSubjectReview x2, APIGroupDiscovery
     assert sum(1 for r in kb.rules.values() if not r.persisted) == 15
     assert kb.data_version
     assert all(r.origin == BUILTIN and r.sources for r in kb.rules.values())
@@ -35,7 +34,7 @@ def test_table_holds_every_pair_of_the_reference() -> None:
 @pytest.mark.parametrize(
     ("api", "kind", "deprecated", "removed", "replacements"),
     [
-        # one row per reference section, values copied from the reference table
+        # one row per removal era, values as upstream's lifecycle data gives them
         ("extensions/v1beta1", "Deployment", (1, 8), (1, 16), [("apps/v1", (1, 9))]),
         ("batch/v2alpha1", "CronJob", None, (1, 21), [("batch/v1beta1", (1, 8)), ("batch/v1", (1, 21))]),
         ("storage.k8s.io/v1beta1", "CSIDriver", (1, 19), (1, 22), [("storage.k8s.io/v1", (1, 18))]),
@@ -70,7 +69,7 @@ def test_table_holds_every_pair_of_the_reference() -> None:
         ("v1", "Endpoints", (1, 33), None, [("discovery.k8s.io/v1", (1, 21))]),
     ],
 )
-def test_spot_checks_against_the_reference(
+def test_spot_checks_against_upstream(
     api: str,
     kind: str,
     deprecated: tuple[int, int] | None,
@@ -248,7 +247,7 @@ PLUTO_ROWS = [
     ("flowcontrol.apiserver.k8s.io/v1beta1", "FLowSchema", "1.24", "1.29", "flowcontrol.apiserver.k8s.io/v1beta3"),
 ]
 
-# Every disagreement with those rows, with the reason (reference §2 "P:x" cells and §3).
+# Every disagreement with those rows, with the reason (where pluto and Kubernetes' own data differ).
 # deprecated-in: pluto's value differs from k8s.io/api's generated lifecycle (source A); cosmetic.
 PLUTO_DEPRECATED_IN_DIFFERS = {
     ("extensions/v1beta1", "Deployment"): "1.8",

@@ -11,7 +11,7 @@ import pytest
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.cli import main
 from tests.unit.plugin.helpers import Run, write
-from tests.unit.rewrite.helpers import SHARED_FIXTURES
+from tests.unit.rewrite.helpers import REFERENCE_FIXTURES
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:
@@ -40,7 +40,7 @@ def test_scan_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_scan_table_lists_file_document_kind_name_and_versions(capsys: pytest.CaptureFixture[str]) -> None:
-    result = run(capsys, "scan", str(SHARED_FIXTURES / "psp-rbac-runtimeclass.in.yaml"), "-t", "1.25")
+    result = run(capsys, "scan", str(REFERENCE_FIXTURES / "psp-rbac-runtimeclass.in.yaml"), "-t", "1.25")
     assert result.exit_code == 3 and result.stderr == ""
     header, *rows = result.stdout.splitlines()
     assert header.split() == [
@@ -206,12 +206,12 @@ def test_convert_validate_names_object_and_field(tmp_path: Path, capsys: pytest.
         "cron.yaml#0: spec: Additional properties are not allowed ('suspnd' was unexpected)"
         " (Kubernetes 1.25 strict schema)" in result.stderr
     )
-    ok = run(capsys, "convert", str(SHARED_FIXTURES / "ingress-legacy.in.yaml"), "-t", "1.33", "--validate")
+    ok = run(capsys, "convert", str(REFERENCE_FIXTURES / "ingress-legacy.in.yaml"), "-t", "1.33", "--validate")
     assert ok.exit_code == 0, ok.stderr
 
 
 def test_convert_upgrade_and_opt_ins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shutil.copy(SHARED_FIXTURES / "hpa-v1-alpha-annotations.in.yaml", tmp_path / "hpa.yaml")
+    shutil.copy(REFERENCE_FIXTURES / "hpa-v1-alpha-annotations.in.yaml", tmp_path / "hpa.yaml")
     fc = (
         "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata: {name: f}\n"
         "spec: {priorityLevelConfiguration: {name: p}}\n"

@@ -1,4 +1,4 @@
-"""Which apiVersion an object gets: static table, the cluster's API list, and upgrades (reference §5)."""
+"""Which apiVersion an object gets: static table, the cluster's API list, and upgrades."""
 
 from __future__ import annotations
 
