@@ -18,9 +18,9 @@ COMMANDS: dict[str, str] = {
     "scan": "argocd_lifecycle.plugin.scan_cli:scan",
     "convert": "argocd_lifecycle.plugin.scan_cli:convert",
     "generator": "argocd_lifecycle.generators.cli:generator",
-    "notifications": "argocd_lifecycle.notifications.cli:notifications",
-    "receiver": "argocd_lifecycle.notifications.receiver_cli:receiver",
-    "timeline": "argocd_lifecycle.notifications.timeline_cli:timeline",
+    "notifications": "argocd_lifecycle.notifications.catalog.cli:notifications",
+    "receiver": "argocd_lifecycle.notifications.receiver.cli:receiver",
+    "timeline": "argocd_lifecycle.notifications.timeline.cli:timeline",
 }
 
 

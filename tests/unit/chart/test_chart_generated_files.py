@@ -21,16 +21,16 @@ def test_plugin_yaml_is_the_plugins_own() -> None:
 def rendered_catalog() -> str:
     """What `notifications render --format configmap` prints; through the catalog builder until that
     command exists (issue 6 ships the builder and the formats before the command)."""
-    if importlib.util.find_spec("argocd_lifecycle.notifications.cli") is not None:
+    if importlib.util.find_spec("argocd_lifecycle.notifications.catalog.cli") is not None:
         from click.testing import CliRunner
 
-        from argocd_lifecycle.notifications.cli import notifications
+        from argocd_lifecycle.notifications.catalog.cli import notifications
 
         result = CliRunner().invoke(notifications, ["render", "--format", "configmap"])
         assert result.exit_code == 0, result.output
         return result.stdout
-    from argocd_lifecycle.notifications.catalog_build import build
-    from argocd_lifecycle.notifications.catalog_formats import configmap
+    from argocd_lifecycle.notifications.catalog.build import build
+    from argocd_lifecycle.notifications.catalog.formats import configmap
 
     return configmap(build())
 

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from argocd_lifecycle.errors import ConfigError
+from argocd_lifecycle.notifications.receiver import config as receiver_config
+from tests.unit.notifications.receiver.conftest import BASIC, HMAC_SECRET, TOKEN, write_config
+
+
+def test_loads_the_issue_example_with_secrets_from_files(tmp_path: Path) -> None:
+    cfg = receiver_config.load(write_config(tmp_path, BASIC))
+    assert cfg.token == TOKEN and cfg.hmac_secret == HMAC_SECRET
+    assert cfg.dedupe_window == 1800 and cfg.flap_threshold == 3
+    assert [s.name for s in cfg.sinks] == ["ops-slack", "ops-dingtalk", "audit"]
+    assert cfg.sinks[1].secret == b"hook-secret"
+    assert cfg.sinks[1].rate == receiver_config.RateLimit(20, 60.0)  # DingTalk's published limit
+    assert cfg.routes[0].match == {"severity": frozenset({"critical"})} and cfg.routes[0].continue_
+
+
+def test_reprs_hold_no_secrets(tmp_path: Path) -> None:
+    cfg = receiver_config.load(write_config(tmp_path, BASIC))
+    text = repr(cfg)
+    for secret in (TOKEN, HMAC_SECRET.decode(), "hook-secret", "access_token"):
+        assert secret not in text
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("tokenFile: token", "tokenFile: missing"), "inbound.tokenFile: cannot read"),
+        (("type: slack", "type: pager"), "receivers[0].type: must be one of"),
+        (("receiver: ops-slack", "receiver: nobody"), "routes[1].receiver: 'nobody' is not one of"),
+        (("severity: [critical]", "colour: [red]"), "routes[0].match.colour: unknown match key"),
+        (("window: 30m", "window: soon"), "dedupe.window: 'soon' is not a duration"),
+        (("threshold: 3", "threshold: -1"), "flap.threshold: must be a positive whole number"),
+        (
+            (
+                'type: webhook, url: "http://127.0.0.1:9/audit", secretFile: hook-secret',
+                'type: webhook, url: "http://127.0.0.1:9/audit"',
+            ),
+            "secretFile: required",
+        ),
+        (('url: "http://127.0.0.1:9/slack"', "url: ftp://x"), "receivers[0].url: must be an http(s) URL"),
+    ],
+)
+def test_bad_config_names_file_and_key(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+    old, new = edit
+    assert old in BASIC
+    path = write_config(tmp_path, BASIC.replace(old, new, 1))
+    with pytest.raises(ConfigError) as err:
+        receiver_config.load(path)
+    assert str(err.value).startswith(str(path))
+    assert message in str(err.value)
+
+
+def test_empty_secret_file_is_refused(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BASIC)
+    (tmp_path / "hmac").write_text("\n")
+    with pytest.raises(ConfigError, match=r"inbound\.hmacSecretFile: .*hmac is empty"):
+        receiver_config.load(path)
+
+
+def test_not_yaml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        receiver_config.load(write_config(tmp_path, "inbound: [unclosed"))

@@ -1,0 +1,172 @@
+"""The pipeline against the real SQLite store: dedupe, silences, storm collapse, flap damping, routing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from argocd_lifecycle.notifications.receiver import events, silences
+from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
+from argocd_lifecycle.notifications.receiver.metrics import Metrics
+from argocd_lifecycle.notifications.receiver.pipeline import Outcome, Pipeline
+from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
+from argocd_lifecycle.notifications.receiver.state import PENDING
+from tests.unit.notifications.receiver.conftest import Clock
+
+pytestmark = pytest.mark.anyio
+FIXTURE = Path(__file__).parents[3] / "fixtures" / "notifications" / "webhook-body.json"
+
+
+def app_alert(app: str = "shop", *, cluster: str = "edge-7", revision: str = "abc123", **extra: str) -> dict:
+    body = {
+        "trigger": "on-sync-failed",
+        "severity": "warning",
+        "app": app,
+        "namespace": "argocd",
+        "project": "default",
+        "cluster": cluster,
+        "clusterPhase": "Ready",
+        "revision": revision,
+        "message": f"sync of {app} failed",
+        "argocdUrl": "https://argocd.example",
+    }
+    body.update(extra)
+    return body
+
+
+def lifecycle(phase: str, cluster: str = "edge-7", since: str = "2026-01-01T00:00:00Z") -> dict:
+    reason = {"Unreachable": "ClusterUnreachable", "Ready": "ClusterRecovered"}[phase]
+    return {"reason": reason, "cluster": cluster, "phase": phase, "previousPhase": "Ready", "since": since}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteState:
+    return SqliteState.open(str(tmp_path / "state.db"))
+
+
+@pytest.fixture
+def pipeline(basic_config: ReceiverConfig, store: SqliteState) -> Pipeline:
+    counter = iter(range(10_000))
+    return Pipeline(basic_config, store, Metrics(), new_id=lambda: f"id{next(counter)}")
+
+
+async def pending(store: SqliteState) -> list:
+    return await store.outbox(PENDING, 1000)
+
+
+async def test_duplicates_inside_the_window_queue_one_delivery(pipeline: Pipeline, store, clock: Clock) -> None:
+    outcomes = []
+    for _ in range(50):
+        outcomes.append((await pipeline.ingest(events.from_argocd(app_alert(), clock()))).outcome)
+        clock.advance(1)
+    assert outcomes[0] == Outcome.QUEUED
+    assert set(outcomes[1:]) == {Outcome.DUPLICATE}
+    items = await pending(store)
+    assert [i.receiver for i in items] == ["ops-slack"]
+    assert pipeline.metrics.deduplicated._value.get() == 49
+
+
+async def test_after_the_window_the_same_alert_is_told_again(pipeline: Pipeline, store, clock: Clock) -> None:
+    await pipeline.ingest(events.from_argocd(app_alert(), clock()))
+    clock.advance(31 * 60)
+    result = await pipeline.ingest(events.from_argocd(app_alert(), clock()))
+    assert result.outcome == Outcome.QUEUED
+    assert len(await pending(store)) == 2
+
+
+async def test_critical_goes_to_dingtalk_and_continues_to_slack(pipeline: Pipeline, store, clock: Clock) -> None:
+    result = await pipeline.ingest(events.from_argocd(app_alert(severity="critical"), clock()))
+    assert result.receivers == ("ops-dingtalk", "ops-slack")
+    payload = (await pending(store))[0].payload
+    assert payload["title"] == "[critical] shop on edge-7: on-sync-failed"
+    assert payload["url"] == "https://argocd.example/applications/argocd/shop"
+    assert payload["event"]["message"] == "sync of shop failed"
+
+
+async def test_unknown_fields_travel_with_the_event(pipeline: Pipeline, store, clock: Clock) -> None:
+    await pipeline.ingest(events.from_argocd(app_alert(team="payments"), clock()))
+    assert (await pending(store))[0].payload["event"]["team"] == "payments"
+
+
+async def test_silence_suppresses_until_it_expires(pipeline: Pipeline, store, clock: Clock) -> None:
+    silence = silences.from_request({"matchers": {"app": ["shop"], "cluster": ["edge-7"]}, "duration": "2h"}, clock())
+    await store.add_silence(silence)
+    result = await pipeline.ingest(events.from_argocd(app_alert(), clock()))
+    assert (result.outcome, result.silence) == (Outcome.SILENCED, silence.id)
+    other = await pipeline.ingest(events.from_argocd(app_alert("cart"), clock()))
+    assert other.outcome == Outcome.QUEUED  # the matchers are specific
+    clock.advance(2 * 3600 + 1)
+    again = await pipeline.ingest(events.from_argocd(app_alert(), clock()))
+    assert again.outcome == Outcome.QUEUED
+    assert sorted(i.payload["event"]["app"] for i in await pending(store)) == ["cart", "shop"]
+
+
+async def test_unreachable_cluster_collapses_200_app_alerts_into_one_message(
+    pipeline: Pipeline, store, clock: Clock
+) -> None:
+    first = await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
+    assert first.receivers == ("ops-dingtalk", "ops-slack")  # the cluster event itself is critical
+    for n in range(200):
+        result = await pipeline.ingest(events.from_argocd(app_alert(f"app-{n:03d}"), clock()))
+        assert result.outcome == Outcome.COLLAPSED
+    items = await pending(store)
+    storm = [i for i in items if i.payload["kind"] == "collapsed"]
+    assert len(storm) == 1
+    assert storm[0].payload["count"] == 200
+    assert storm[0].payload["title"].startswith("[critical] Cluster edge-7 is Unreachable: 200 application alerts")
+    assert "and 150 more" in storm[0].payload["text"]  # 50 names shown by default
+    assert storm[0].not_before == clock() + 10  # waits for the storm to gather
+
+
+async def test_storm_message_is_updated_then_repeated_only_after_the_interval(
+    pipeline: Pipeline, store, clock: Clock
+) -> None:
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
+    await pipeline.ingest(events.from_argocd(app_alert("a"), clock()))
+    clock.advance(11)
+    claimed = await store.claim("ops-slack", clock(), 60)
+    assert claimed is not None and claimed.payload["kind"] == "alert"  # the lifecycle event first
+    await store.delivered(claimed.id, clock())
+    storm = await store.claim("ops-slack", clock(), 60)
+    assert storm is not None and storm.payload["count"] == 1
+    await store.delivered(storm.id, clock())
+    await pipeline.ingest(events.from_argocd(app_alert("b"), clock()))
+    await pipeline.ingest(events.from_argocd(app_alert("c"), clock()))
+    later = [i for i in await pending(store) if i.receiver == "ops-slack"]
+    assert len(later) == 1 and later[0].payload["count"] == 3
+    assert later[0].not_before == storm.created_at + 300
+
+
+async def test_cluster_phase_in_the_argocd_body_also_collapses(pipeline: Pipeline, store, clock: Clock) -> None:
+    body = json.loads(FIXTURE.read_text())
+    result = await pipeline.ingest(events.from_argocd(body, clock()))
+    assert result.outcome == Outcome.COLLAPSED
+
+
+async def test_recovery_ends_the_storm(pipeline: Pipeline, store, clock: Clock) -> None:
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
+    assert (await pipeline.ingest(events.from_argocd(app_alert("a"), clock()))).outcome == Outcome.COLLAPSED
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Ready", since="2026-01-01T01:00:00Z"), clock()))
+    assert (await pipeline.ingest(events.from_argocd(app_alert("b"), clock()))).outcome == Outcome.QUEUED
+
+
+async def test_a_flapping_alert_becomes_one_flapping_message(pipeline: Pipeline, store, clock: Clock) -> None:
+    outcomes = []
+    for n in range(8):  # threshold 3 in 10 minutes; a new revision each time, so no duplicates
+        outcomes.append((await pipeline.ingest(events.from_argocd(app_alert(revision=f"r{n}"), clock()))).outcome)
+        clock.advance(30)
+    assert outcomes[:3] == [Outcome.QUEUED] * 3
+    assert outcomes[3:] == [Outcome.FLAPPING] * 5
+    kinds = [i.payload["kind"] for i in await pending(store)]
+    assert kinds == ["alert", "alert", "alert", "flapping"]
+    clock.advance(11 * 60)  # calm for a whole window: told normally again
+    assert (await pipeline.ingest(events.from_argocd(app_alert(revision="r9"), clock()))).outcome == Outcome.QUEUED
+
+
+async def test_lifecycle_transitions_are_distinct_by_phase_since(pipeline: Pipeline, clock: Clock) -> None:
+    a = await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable", since="2026-01-01T00:00:00Z"), clock()))
+    b = await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable", since="2026-01-01T00:00:00Z"), clock()))
+    c = await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable", since="2026-01-02T00:00:00Z"), clock()))
+    assert (a.outcome, b.outcome, c.outcome) == (Outcome.QUEUED, Outcome.DUPLICATE, Outcome.QUEUED)
