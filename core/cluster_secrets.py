@@ -1,4 +1,4 @@
-"""Argo CD cluster Secrets (argocd-contracts §D1/D2): wire shapes and parsing into domain values.
+"""Argo CD cluster Secrets: wire shapes and parsing into domain values.
 
 Parsing follows Argo CD's ``SecretToCluster``: ``name`` and ``server`` are required, the server's
 trailing ``/`` is trimmed, ``config`` is JSON whose ``caData``/``certData``/``keyData`` are base64 of

@@ -1,4 +1,4 @@
-"""Names shared by every part (DESIGN.md §4-§6): phases, annotation keys, event reasons."""
+"""Names every part uses (docs/architecture.md lists them): phases, annotation keys, Event reasons."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ class Annotation:
     RENDERED_FOR = PREFIX + "rendered-for"
     REWRITTEN_FROM = PREFIX + "rewritten-from"
     SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-    SYNC_WAVE = "argocd.argoproj.io/sync-wave"
     APPSET_REFRESH = "argocd.argoproj.io/application-set-refresh"
 
 
