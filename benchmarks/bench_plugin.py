@@ -5,7 +5,9 @@
 - cold start of `plugin generate` on a 20-object plain app (with `python -c pass` as the floor)
 
 Runs alternate (ours, theirs, ours, ...) so load drifts hit both sides alike. Prints medians and ratios.
-Usage: .venv/bin/python benchmarks/bench_plugin.py [--runs N]
+Usage: .venv/bin/python benchmarks/bench_plugin.py [--runs N] [--smoke]
+``--smoke`` runs the same code on 20-object apps once (seconds; what `make test` runs so the script
+cannot rot); its figures mean nothing.
 """
 
 from __future__ import annotations
@@ -124,20 +126,24 @@ def side_by_side(name: str, ours: list[str], theirs: list[str], cwd: Path, runs:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--objects", type=int, default=500, help="objects of the Kustomize app and the Helm chart")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run: checks the script still works")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.objects = 1, 20
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        kapp, happ, papp = make_kustomize(root, 500), make_helm(root, 500), make_plain(root, 20)
+        kapp, happ, papp = make_kustomize(root, args.objects), make_helm(root, args.objects), make_plain(root, 20)
         print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {args.runs} runs each")
         side_by_side(
-            "kustomize, 500 objects",
+            f"kustomize, {args.objects} objects",
             [CLI, "plugin", "generate"],
             [str(TOOLS / "kustomize"), "build", "."],
             kapp,
             args.runs,
         )
         side_by_side(
-            "helm, 500 objects",
+            f"helm, {args.objects} objects",
             [CLI, "plugin", "generate"],
             [
                 str(TOOLS / "helm"),

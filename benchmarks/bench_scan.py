@@ -7,7 +7,9 @@ Side by side in one run, alternating so load drifts hit every side alike:
           here: the Go module proxy answers 403 for github.com/fairwindsops/pluto/v5), else reported missing
 - convert: the engine on parsed objects (objects/s), and `convert` on the files end to end (parse,
            rewrite, write YAML)
-Prints medians and ratios. Usage: .venv/bin/python benchmarks/bench_scan.py [--runs N]
+Prints medians and ratios. Usage: .venv/bin/python benchmarks/bench_scan.py [--runs N] [--smoke]
+``--smoke`` runs the same code on 10 files of 10 objects once (seconds; what `make test` runs so the
+script cannot rot); its figures mean nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
-from argocd_lifecycle.plugin.rewrite.engine import OnRemoved, Policy, Rewriter
+from argocd_lifecycle.plugin.rewrite.engine import Rewriter
 from argocd_lifecycle.plugin.rewrite.knowledge import builtin
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.scan import Scanner
 from argocd_lifecycle.plugin.rewrite.scan_files import scan_paths
 from argocd_lifecycle.plugin.rewrite.sources import list_sources, read
@@ -36,6 +39,7 @@ from argocd_lifecycle.plugin.rewrite.target import Target
 REPO = Path(__file__).resolve().parents[1]
 CLI = str(REPO / ".venv" / "bin" / "argocd-lifecycle")
 FILES, PER_FILE = 400, 50
+SMOKE_FILES, SMOKE_PER_FILE = 10, 10
 TARGET = (1, 33)
 
 DEPLOYMENT = """apiVersion: {api}
@@ -124,9 +128,9 @@ def document(i: int) -> str:
     return (DEPLOYMENT, SERVICE, CONFIGMAP)[slot % 3].format(api="apps/v1", i=i, team=team)
 
 
-def make_corpus(root: Path) -> None:
-    for f in range(FILES):
-        docs = [document(f * PER_FILE + k) for k in range(PER_FILE)]
+def make_corpus(root: Path, files: int, per_file: int) -> None:
+    for f in range(files):
+        docs = [document(f * per_file + k) for k in range(per_file)]
         (root / f"team-{f % 17:02d}").mkdir(exist_ok=True)
         (root / f"team-{f % 17:02d}" / f"app-{f:03d}.yaml").write_text("---\n".join(docs), encoding="utf-8")
 
@@ -137,22 +141,32 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def run_cli(*argv: str) -> None:
-    subprocess.run([CLI, *argv], capture_output=True, check=False)
+def run_cli(*argv: str, expect: int = 0) -> None:
+    """Run our CLI; any other exit code than ``expect`` (scan exits 3 when removed APIs are found) stops the run."""
+    proc = subprocess.run([CLI, *argv], capture_output=True, text=True, check=False)
+    if proc.returncode != expect:
+        raise SystemExit(f"argocd-lifecycle {argv[0]} exited {proc.returncode}, not {expect}: {proc.stderr[-500:]}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="tiny corpus, one run: checks the script still works")
     args = parser.parse_args()
+    files, per_file = (SMOKE_FILES, SMOKE_PER_FILE) if args.smoke else (FILES, PER_FILE)
+    if args.smoke:
+        args.runs = 1
     pluto = shutil.which("pluto")
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp)
-        make_corpus(corpus)
+        make_corpus(corpus, files, per_file)
         sources = list_sources([str(corpus)])
         texts = [read(s) for s in sources]
         objects = [d for t in texts for d in yamlio.load_all(t) if d]
-        assert len(sources) == FILES and len(objects) == FILES * PER_FILE
+        if len(sources) != files or len(objects) != files * per_file:
+            raise SystemExit(
+                f"corpus: {len(objects)} objects in {len(sources)} files, not {files * per_file} in {files}"
+            )
         kb = builtin()
         findings = scan_paths([str(corpus)], Scanner(kb, TARGET))[0]
 
@@ -179,7 +193,9 @@ def main() -> None:
         sides: dict[str, Callable[[], object]] = {
             "floor: libyaml parse of every file (read included)": floor_with_reads,
             "scan_paths (in-process)": scan,
-            "argocd-lifecycle scan (process)": lambda: run_cli("scan", str(corpus), "-t", "1.33", "-o", "json"),
+            "argocd-lifecycle scan (process)": lambda: run_cli(
+                "scan", str(corpus), "-t", "1.33", "-o", "json", expect=3
+            ),
             "convert engine, all objects (parsed)": engine,
             "convert engine, objects with a rule (parsed)": engine_legacy,
             "convert_text on every file (parse+rewrite+dump)": convert_files,
@@ -197,8 +213,8 @@ def main() -> None:
                 samples[name].append(timed(fn))
         med = {name: statistics.median(values) for name, values in samples.items()}
 
-    n = FILES * PER_FILE
-    print(f"corpus: {n} objects in {FILES} files, {len(findings)} findings for 1.33, {len(legacy)} with a rule")
+    n = files * per_file
+    print(f"corpus: {n} objects in {files} files, {len(findings)} findings for 1.33, {len(legacy)} with a rule")
     print(f"load average: {os.getloadavg()[0]:.1f} (2 cores)\n")
     print(f"{'side':52} {'median':>10} {'objects/s':>12}")
     for name, value in med.items():

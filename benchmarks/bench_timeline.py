@@ -7,7 +7,9 @@ The bundle is the recorded failed-sync story with its destination namespace grow
 - then each output on the built timeline: table, json, markdown, and svg (matplotlib)
 
 Runs alternate (floor, ours, floor, ...) so load drifts hit both sides alike. Prints medians and ratios.
-Usage: .venv/bin/python benchmarks/bench_timeline.py [--events N] [--runs N]
+Usage: .venv/bin/python benchmarks/bench_timeline.py [--events N] [--runs N] [--smoke]
+``--smoke`` runs the same code on 200 Events once (seconds; what `make test` runs so the script cannot
+rot); its figures mean nothing.
 """
 
 from __future__ import annotations
@@ -61,7 +63,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--smoke", action="store_true", help="tiny bundle, one run: checks the script still works")
     args = parser.parse_args()
+    if args.smoke:
+        args.events, args.runs = 200, 1
+    svg_runs = min(3, args.runs)
     request = Request(app="payments", namespace="argocd", include_resources=True)
     with tempfile.TemporaryDirectory() as tmp:
         files = grow(Path(tmp), args.events)
@@ -87,8 +93,8 @@ def main() -> None:
         small = build(Request(app="payments", namespace="argocd", include_resources=True), gather(
             read_files([STORY / p for p in ("app.json", "events-argocd.json", "events-payments.json",
                                              "cluster-secrets.json")]), request))  # fmt: skip
-        svg_small = median_ms([timed(lambda: render_svg.render(small, UTC)) for _ in range(3)])
-        svg_big = median_ms([timed(lambda: render_svg.render(timeline, UTC)) for _ in range(3)])
+        svg_small = median_ms([timed(lambda: render_svg.render(small, UTC)) for _ in range(svg_runs)])
+        svg_big = median_ms([timed(lambda: render_svg.render(timeline, UTC)) for _ in range(svg_runs)])
     f, o = median_ms(floors), median_ms(builds)
     print(
         f"bundle: {args.events} resource Events + the story ({size:.1f} MB JSON), {len(timeline.entries)} entries kept"
