@@ -134,6 +134,18 @@ def load(text: str) -> Any:
     return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a safe loader class
 
 
+def syntax_error(where: str, exc: yaml.YAMLError, *, context: bool = True) -> str:
+    """``where:line:column: YAML syntax error: what`` for a parse error (without a position when the
+    error has none). ``context`` adds the parser's "while parsing ..." clause and its position as a
+    fallback; scan and convert print the bare problem, one short line per bad file."""
+    mark = getattr(exc, "problem_mark", None) or (getattr(exc, "context_mark", None) if context else None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    clause = getattr(exc, "context", None) if context else None
+    what = f"{clause}: {problem}" if clause else str(problem)
+    at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+    return f"{where}{at}: YAML syntax error: {what}"
+
+
 def dump(obj: Any) -> str:
     """Block-style YAML with keys in insertion order, so output follows the source order."""
     _warn_once()

@@ -1,4 +1,5 @@
-"""The `plugin generate` pipeline: render -> parse -> transforms -> guards -> one YAML stream."""
+"""The `plugin generate` pipeline: settings -> transform plan -> render -> parse -> transforms -> guards
+-> one YAML stream. Everything the settings can get wrong fails before a tool runs."""
 
 from __future__ import annotations
 
@@ -10,14 +11,13 @@ from pathlib import Path
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin import guards
-from argocd_lifecycle.plugin import parameters as p
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.parse import parse_stream
 from argocd_lifecycle.plugin.render import detect as detect_source
 from argocd_lifecycle.plugin.render import files
 from argocd_lifecycle.plugin.settings import PluginSettings
-from argocd_lifecycle.plugin.transforms import TransformContext, run_all
+from argocd_lifecycle.plugin.transforms import plan as transforms
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,12 @@ def secret_values(manifests: list[Manifest]) -> set[str]:
 def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:
     """Build the whole output in memory; raise RenderError (nothing printed) on any problem."""
     diagnostics.secrets.update(settings.secrets)
+    steps = transforms.plan(settings)
     source_type, manifests = render_manifests(settings)
     diagnostics.secrets.update(secret_values(manifests))
-    manifests = run_all(manifests, TransformContext(settings, diagnostics))
+    manifests = transforms.run(steps, manifests, diagnostics)
     guards.check_duplicates(manifests)
-    guards.check_not_empty(manifests, allow_empty=p.as_bool(settings.parameters, "allowEmpty"))
+    guards.check_not_empty(manifests, allow_empty=settings.parameters.allow_empty)
     text = yamlio.dump_all([m.obj for m in manifests]) if manifests else ""
     return Result(source_type, manifests, text)
 

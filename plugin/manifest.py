@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+#: a Kubernetes object as parsed from YAML or JSON: a plain mapping (the plugin's one name for it)
 Obj = dict[str, Any]
 
 

@@ -1,17 +1,66 @@
-"""Plugin parameters: the announcement Argo CD shows, and parsing of ``ARGOCD_APP_PARAMETERS``.
+"""Plugin parameters: the table Argo CD's UI announces, the wire format of ``ARGOCD_APP_PARAMETERS``, and
+the typed ``Parameters`` every later step reads.
 
-One table serves both, so `plugin.yaml`'s static list and the parser cannot drift (a test checks it).
+One table serves the announcement and the parser, so `plugin.yaml`'s static list and the defaults cannot
+drift (a test checks it). Values are checked here, once, before anything renders: a bad parameter is one
+``parameter NAME: expected ...`` line, however many steps would have read it.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved
 
 ParamValue = str | list[str] | dict[str, str]
+
+
+# Typed readers: each takes a raw value (or the table's default) and names the rule it breaks.
+
+
+def _flag(name: str, value: ParamValue | None) -> bool:
+    if not isinstance(value, str) or value.strip().lower() not in ("true", "false"):
+        raise UsageError(f"parameter {name}: expected true or false, got {value!r}")
+    return value.strip().lower() == "true"
+
+
+def _text(name: str, value: ParamValue | None) -> str | None:
+    """A string parameter; empty means unset."""
+    if value is not None and not isinstance(value, str):
+        raise UsageError(f"parameter {name}: expected a string")
+    return value or None
+
+
+def _array(name: str, value: ParamValue | None) -> tuple[str, ...]:
+    """An array; a plain string is read as a comma-separated list (the UI's single-line form)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    if not isinstance(value, list):
+        raise UsageError(f"parameter {name}: expected an array")
+    return tuple(value)
+
+
+def _map(name: str, value: ParamValue | None) -> tuple[tuple[str, str], ...]:
+    """A map, as (key, value) pairs sorted by key (so the output does not depend on input order)."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise UsageError(f"parameter {name}: expected a map")
+    return tuple(sorted(value.items()))
+
+
+def _on_removed(name: str, value: ParamValue | None) -> OnRemoved:
+    return OnRemoved.parse(_text(name, value) or OnRemoved.FAIL.value, where=f"parameter {name}")
+
+
+Reader = Callable[[str, ParamValue | None], Any]
 
 
 @dataclass(frozen=True)
@@ -19,8 +68,18 @@ class ParamSpec:
     name: str
     title: str
     tooltip: str
-    collection: str = "string"  # string | array | map
+    #: turns the raw value (or ``default``) into the typed one, or raises naming the rule
+    read: Reader
     default: str | None = None
+
+    @property
+    def field(self) -> str:
+        """The ``Parameters`` attribute: ``hpaAwareReplicas`` -> ``hpa_aware_replicas``."""
+        return re.sub(r"([A-Z])", r"_\1", self.name).lower()
+
+    @property
+    def collection(self) -> str:
+        return "array" if self.read is _array else "map" if self.read is _map else "string"
 
     def announcement(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "title": self.title, "tooltip": self.tooltip}
@@ -31,42 +90,24 @@ class ParamSpec:
         return out
 
 
+_HPA_TIP = "Drop spec.replicas from workloads an HPA or KEDA ScaledObject scales"
+_REMOVED_TIP = "What to do with objects whose API has no replacement: fail|drop|keep"
+_REWRITE_TIP = "Rewrite API versions the target cluster no longer serves (true/false)"
+_RULES_TIP = "Path (in the app folder) of extra deprecation rules"
+_KUSTOMIZE_HELM_TIP = "Let kustomize inflate helmCharts (true/false)"
+
+#: in the order the UI lists them
 SPECS: tuple[ParamSpec, ...] = (
-    ParamSpec("allowEmpty", "Allow empty output", "Render nothing without failing (true/false)", default="false"),
-    ParamSpec(
-        "hpaAwareReplicas",
-        "HPA-aware replicas",
-        "Drop spec.replicas from workloads an HPA or KEDA ScaledObject scales",
-        default="true",
-    ),
-    ParamSpec(
-        "onRemoved",
-        "Removed APIs",
-        "What to do with objects whose API has no replacement: fail|drop|keep",
-        default="fail",
-    ),
-    ParamSpec(
-        "rewriteApis",
-        "Rewrite deprecated APIs",
-        "Rewrite API versions the target cluster no longer serves (true/false)",
-        default="true",
-    ),
-    ParamSpec(
-        "validate",
-        "Validate schemas",
-        "Validate the final objects against the target version",
-        default="false",
-    ),
-    ParamSpec("additionalVersions", "Additional API rules", "Path (in the app folder) of extra deprecation rules"),
-    ParamSpec("releaseName", "Helm release name", "Defaults to the application name"),
-    ParamSpec("valueFiles", "Helm value files", "Value files relative to the chart folder", collection="array"),
-    ParamSpec("values", "Helm values", "Values set with --set (key: value)", collection="map"),
-    ParamSpec(
-        "enableHelm",
-        "Kustomize --enable-helm",
-        "Let kustomize inflate helmCharts (true/false)",
-        default="false",
-    ),
+    ParamSpec("allowEmpty", "Allow empty output", "Render nothing without failing (true/false)", _flag, "false"),
+    ParamSpec("hpaAwareReplicas", "HPA-aware replicas", _HPA_TIP, _flag, "true"),
+    ParamSpec("onRemoved", "Removed APIs", _REMOVED_TIP, _on_removed, "fail"),
+    ParamSpec("rewriteApis", "Rewrite deprecated APIs", _REWRITE_TIP, _flag, "true"),
+    ParamSpec("validate", "Validate schemas", "Validate the final objects against the target version", _flag, "false"),
+    ParamSpec("additionalVersions", "Additional API rules", _RULES_TIP, _text),
+    ParamSpec("releaseName", "Helm release name", "Defaults to the application name", _text),
+    ParamSpec("valueFiles", "Helm value files", "Value files relative to the chart folder", _array),
+    ParamSpec("values", "Helm values", "Values set with --set (key: value)", _map),
+    ParamSpec("enableHelm", "Kustomize --enable-helm", _KUSTOMIZE_HELM_TIP, _flag, "false"),
 )
 SPEC_BY_NAME = {s.name: s for s in SPECS}
 
@@ -99,33 +140,25 @@ def parse_parameters(raw: str | None, *, where: str = "ARGOCD_APP_PARAMETERS") -
     return out
 
 
-def as_bool(params: dict[str, ParamValue], name: str) -> bool:
-    value = params.get(name, SPEC_BY_NAME[name].default or "false")
-    if not isinstance(value, str) or value.strip().lower() not in ("true", "false"):
-        raise UsageError(f"parameter {name}: expected true or false, got {value!r}")
-    return value.strip().lower() == "true"
+@dataclass(frozen=True)
+class Parameters:
+    """Every parameter the plugin understands, typed; built once by ``parse`` and read-only after."""
 
+    allow_empty: bool
+    hpa_aware_replicas: bool
+    on_removed: OnRemoved
+    rewrite_apis: bool
+    validate: bool
+    #: a path inside the app folder, as given (the rewrite step resolves and loads it)
+    additional_versions: str | None
+    release_name: str | None
+    value_files: tuple[str, ...]
+    #: Helm ``--set`` values, sorted by key
+    values: tuple[tuple[str, str], ...]
+    enable_helm: bool
 
-def as_str(params: dict[str, ParamValue], name: str) -> str | None:
-    value = params.get(name, SPEC_BY_NAME[name].default if name in SPEC_BY_NAME else None)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise UsageError(f"parameter {name}: expected a string")
-    return value
-
-
-def as_list(params: dict[str, ParamValue], name: str) -> list[str]:
-    value = params.get(name, [])
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    if not isinstance(value, list):
-        raise UsageError(f"parameter {name}: expected an array")
-    return value
-
-
-def as_map(params: dict[str, ParamValue], name: str) -> dict[str, str]:
-    value = params.get(name, {})
-    if not isinstance(value, dict):
-        raise UsageError(f"parameter {name}: expected a map")
-    return value
+    @classmethod
+    def parse(cls, raw: Mapping[str, ParamValue]) -> Parameters:
+        """Typed values from the raw ones (the table's default where one is absent); the first bad one
+        raises. Names the plugin does not know are left to templates."""
+        return cls(**{s.field: s.read(s.name, raw.get(s.name, s.default)) for s in SPECS})

@@ -32,14 +32,8 @@ def _expanded_size(doc: Any, budget: int) -> int:
     return count
 
 
-def _yaml_error(source: str, exc: yaml.YAMLError) -> RenderError:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    context = getattr(exc, "context", None)
-    what = f"{context}: {problem}" if context else str(problem)
-    if mark is not None:
-        return RenderError(f"{source}:{mark.line + 1}:{mark.column + 1}: YAML syntax error: {what}")
-    return RenderError(f"{source}: YAML syntax error: {what}")
+def json_syntax_error(where: str, exc: json.JSONDecodeError) -> str:
+    return f"{where}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"
 
 
 def _flatten_lists(obj: Any) -> list[Any]:
@@ -55,11 +49,11 @@ def load_documents(text: str, source: str, *, json_file: bool = False) -> list[A
         try:
             return [json.loads(text)]
         except json.JSONDecodeError as exc:
-            raise RenderError(f"{source}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}") from exc
+            raise RenderError(json_syntax_error(source, exc)) from exc
     try:
         docs = [d for d in yamlio.load_all(text) if d is not None]
     except yaml.YAMLError as exc:
-        raise _yaml_error(source, exc) from exc
+        raise RenderError(yamlio.syntax_error(source, exc)) from exc
     except RecursionError as exc:
         raise RenderError(f"{source}: YAML nesting is too deep") from exc
     if "*" in text and "&" in text:  # aliases present: make sure they do not explode

@@ -1,4 +1,5 @@
-"""Everything the plugin learns from Argo CD's environment, read once into a frozen value."""
+"""Everything the plugin learns from Argo CD's environment and the app's marker file, read once into a
+frozen value before anything renders: a bad version or parameter stops the run here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.plugin.parameters import ParamValue, parse_parameters
+from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, parse_parameters
 from argocd_lifecycle.versions import KubeVersion
 
 _SENSITIVE_NAME = re.compile(r"(?i)token|passw|secret|credential|private|apikey|api_key|auth")
@@ -64,7 +65,9 @@ class PluginSettings:
     cluster_name: str
     cluster_phase: str
     upgrade_to: KubeVersion | None
-    parameters: dict[str, ParamValue]
+    parameters: Parameters
+    #: the marker file's defaults overlaid with the Application's parameters, as given (templates see them)
+    raw_parameters: Mapping[str, ParamValue]
     #: ARGOCD_ENV_* without the prefix
     env: dict[str, str] = field(repr=False)
     helm: str = "helm"
@@ -85,6 +88,8 @@ class PluginSettings:
         secrets = frozenset(v for k, v in environ.items() if _SENSITIVE_NAME.search(k) and len(v) >= 4)
         if not app_dir.is_dir():
             raise UsageError(f"--path: {app_dir} is not a folder")
+        # the Application's parameters win over the defaults in the marker file
+        raw_parameters = {**marker_defaults(app_dir), **parse_parameters(environ.get("ARGOCD_APP_PARAMETERS"))}
         return cls(
             app_dir=app_dir.resolve(),
             app=AppInfo(
@@ -100,8 +105,8 @@ class PluginSettings:
             cluster_name=env.get("CLUSTER_NAME", ""),
             cluster_phase=env.get("CLUSTER_PHASE", ""),
             upgrade_to=upgrade,
-            # the Application's parameters win over the defaults in the marker file
-            parameters={**marker_defaults(app_dir), **parse_parameters(environ.get("ARGOCD_APP_PARAMETERS"))},
+            parameters=Parameters.parse(raw_parameters),
+            raw_parameters=raw_parameters,
             env=env,
             helm=environ.get("ARGOCD_LIFECYCLE_HELM") or "helm",
             kustomize=environ.get("ARGOCD_LIFECYCLE_KUSTOMIZE") or "kustomize",

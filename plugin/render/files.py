@@ -10,9 +10,9 @@ from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.parse import parse_stream
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, manifest_files
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -29,17 +29,10 @@ def check_symlinks(app_dir: Path) -> None:
                 raise RenderError(f"{rel}: refused: symlink points outside the application folder")
 
 
-def list_sources(app_dir: Path) -> list[Path]:
-    """Manifest files, recursive, sorted by relative path; hidden files and folders are skipped."""
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(app_dir, followlinks=True):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in filenames:
-            if name.startswith("."):
-                continue
-            stem = name[:-3] if name.endswith(".j2") else name
-            if stem.endswith(MANIFEST_SUFFIXES):
-                found.append(Path(dirpath, name))
+def app_files(app_dir: Path) -> list[Path]:
+    """Manifest files and templates of a plain app, recursive (links inside the folder are followed),
+    sorted by relative path."""
+    found = manifest_files(app_dir, templates=True, follow_links=True)
     return sorted(found, key=lambda p: p.relative_to(app_dir).as_posix())
 
 
@@ -73,7 +66,7 @@ def template_context(settings: PluginSettings) -> dict[str, Any]:
             "revision": settings.app.revision,
             "project": settings.app.project,
         },
-        "parameters": dict(settings.parameters),
+        "parameters": dict(settings.raw_parameters),
         "env": dict(settings.env),
     }
 
@@ -83,17 +76,18 @@ def render(settings: PluginSettings) -> list[Manifest]:
     jinja = None
     manifests: list[Manifest] = []
     problems: list[str] = []
-    for path in list_sources(app_dir):
+    for path in app_files(app_dir):
         rel = path.relative_to(app_dir).as_posix()
         text = _read(path, rel)
-        if path.name.endswith(".j2"):
+        if path.name.endswith(TEMPLATE_SUFFIX):
             if jinja is None:  # imported only when a template is rendered: the plugin path stays fast
                 from argocd_lifecycle.plugin.render.jinja import JinjaRenderer
 
                 jinja = JinjaRenderer(template_context(settings))
             text = jinja.render(text, rel)
+        is_json = path.name.removesuffix(TEMPLATE_SUFFIX).endswith(".json")
         try:
-            manifests.extend(parse_stream(text, rel, json_file=path.name.removesuffix(".j2").endswith(".json")))
+            manifests.extend(parse_stream(text, rel, json_file=is_json))
         except RenderError as exc:
             problems.extend(exc.lines())
     if problems:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
-from argocd_lifecycle.plugin import parameters as p
 from argocd_lifecycle.plugin.render.tool import run_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
@@ -50,7 +49,7 @@ def _set_value(value: str) -> str:
 
 def helm_argv(settings: PluginSettings) -> list[str]:
     params = settings.parameters
-    release = p.as_str(params, "releaseName") or settings.app.name or "release"
+    release = params.release_name or settings.app.name or "release"
     argv = [settings.helm, "template", release, ".", "--include-crds"]
     if settings.app.namespace:
         argv += ["--namespace", settings.app.namespace]
@@ -58,12 +57,12 @@ def helm_argv(settings: PluginSettings) -> list[str]:
         argv += ["--kube-version", settings.kube_version.semver]
     for api in settings.api_versions:
         argv += ["--api-versions", api]
-    for values_file in p.as_list(params, "valueFiles"):
+    for values_file in params.value_files:
         path = (settings.app_dir / values_file).resolve()
         if not path.is_relative_to(settings.app_dir) or not path.is_file():
             raise RenderError(f"parameter valueFiles: {values_file!r} is not a file inside the application folder")
         argv += ["--values", str(path)]
-    for key, value in sorted(p.as_map(params, "values").items()):
+    for key, value in params.values:
         argv += ["--set", f"{key}={_set_value(value)}"]
     return argv
 

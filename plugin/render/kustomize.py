@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import shutil
 
-from argocd_lifecycle.plugin import parameters as p
 from argocd_lifecycle.plugin.render.tool import run_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
 
 def kustomize_argv(settings: PluginSettings) -> list[str]:
     argv = [settings.kustomize, "build", "."]
-    if p.as_bool(settings.parameters, "enableHelm"):
+    if settings.parameters.enable_helm:
         argv.append("--enable-helm")
         helm = shutil.which(settings.helm)
         if helm:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from argocd_lifecycle.plugin.rewrite.objects import Obj, items
+from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.objects import items
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, converter
 
 #: field -> v1beta1 default, where v1's default differs or v1 requires the field

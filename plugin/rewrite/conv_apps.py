@@ -6,7 +6,8 @@ maxSurge/maxUnavailable 1/1, revisionHistoryLimit 2); unbounded ones cannot be, 
 
 from __future__ import annotations
 
-from argocd_lifecycle.plugin.rewrite.objects import Obj, drop, mapping, put, with_spec
+from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.objects import drop, mapping, put, with_spec
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, converter, rename
 
 APPS = "apps/v1"

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from argocd_lifecycle.plugin.rewrite.objects import Obj, drop, items, mapping, rename_key, with_spec
+from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.objects import drop, items, mapping, rename_key, with_spec
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, converter
 
 PRESERVE = "x-kubernetes-preserve-unknown-fields"

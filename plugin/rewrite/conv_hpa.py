@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from argocd_lifecycle.plugin.rewrite.objects import Obj, drop, items, mapping, put, with_spec
+from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.objects import drop, items, mapping, put, with_spec
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, converter, rename
 
 KIND = ["HorizontalPodAutoscaler"]

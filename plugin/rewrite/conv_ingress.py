@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from argocd_lifecycle.plugin.rewrite.objects import Obj, drop, items, mapping, rename_key, with_spec
+from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.objects import drop, items, mapping, rename_key, with_spec
 from argocd_lifecycle.plugin.rewrite.registry import Notes, converter, rename
 
 V1 = "networking.k8s.io/v1"

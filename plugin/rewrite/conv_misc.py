@@ -3,7 +3,8 @@ CertificateSigningRequest, RBAC v1alpha1 subjects, Event."""
 
 from __future__ import annotations
 
-from argocd_lifecycle.plugin.rewrite.objects import Obj, drop, items, mapping, rename_key, with_spec
+from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.objects import drop, items, mapping, rename_key, with_spec
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, converter, rename
 
 FC = "flowcontrol.apiserver.k8s.io/"

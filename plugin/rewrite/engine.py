@@ -7,40 +7,20 @@ before; converted objects share every unchanged subtree with their input.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
-from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.model import Annotation
+from argocd_lifecycle.plugin.manifest import Obj
 from argocd_lifecycle.plugin.rewrite import registry
 from argocd_lifecycle.plugin.rewrite.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
-from argocd_lifecycle.plugin.rewrite.objects import Obj, describe, mapping
+from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, Step
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, decide, usable
 
 #: emitted instead of an object that the ``drop`` policy removed
 DROPPED: None = None
 ROLE_KINDS = ("ClusterRole", "Role")
-
-
-class OnRemoved(Enum):
-    FAIL = "fail"
-    DROP = "drop"
-    KEEP = "keep"
-
-    @classmethod
-    def parse(cls, value: str, *, where: str = "--on-removed") -> OnRemoved:
-        try:
-            return cls(value.strip().lower())
-        except ValueError as exc:
-            raise UsageError(f"{where}: expected fail, drop or keep, got {value!r}") from exc
-
-
-@dataclass(frozen=True)
-class Policy:
-    on_removed: OnRemoved = OnRemoved.FAIL
-    #: opt-in: autoscaling/v1 HPAs (alpha annotations included) -> autoscaling/v2
-    upgrade_hpa_v1: bool = False
 
 
 @dataclass

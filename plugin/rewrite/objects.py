@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-Obj = dict[str, Any]
+from argocd_lifecycle.plugin.manifest import Obj
 
 
 def mapping(value: Any) -> Obj:

@@ -11,11 +11,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from argocd_lifecycle.errors import RenderError
-
-Obj = dict[str, Any]
+from argocd_lifecycle.plugin.manifest import Obj
 
 #: modules holding converters; imported once, on first use
 MODULES = (

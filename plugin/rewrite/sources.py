@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +12,10 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, UsageError
+from argocd_lifecycle.plugin.parse import json_syntax_error
 from argocd_lifecycle.plugin.rewrite.docscan import DocInfo, index_documents
+from argocd_lifecycle.plugin.walk import manifest_files
 
-SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
 
 
@@ -30,6 +30,7 @@ class SourceError(LifecycleError):
 
 
 def list_sources(paths: list[str]) -> list[Source]:
+    """What the command line names: ``-`` is stdin, files are taken as given, folders are walked."""
     out: list[Source] = []
     for raw in paths:
         if raw == STDIN:
@@ -37,11 +38,7 @@ def list_sources(paths: list[str]) -> list[Source]:
             continue
         path = Path(raw)
         if path.is_dir():
-            found: list[Path] = []
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                found.extend(Path(dirpath, n) for n in filenames if n.endswith(SUFFIXES) and not n.startswith("."))
-            out.extend(Source(p.as_posix(), p) for p in sorted(found))
+            out.extend(Source(p.as_posix(), p) for p in sorted(manifest_files(path)))
         elif path.is_file():
             out.append(Source(path.as_posix(), path))
         else:
@@ -64,13 +61,6 @@ def is_json(source: Source) -> bool:
     return source.path is not None and source.path.suffix == ".json"
 
 
-def _yaml_error(label: str, exc: yaml.YAMLError) -> SourceError:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-    return SourceError(f"{label}{at}: YAML syntax error: {problem}")
-
-
 def index(source: Source, text: str) -> list[DocInfo]:
     """Documents of a YAML stream (a JSON file is one inexact document spanning the file)."""
     if is_json(source):
@@ -78,7 +68,7 @@ def index(source: Source, text: str) -> list[DocInfo]:
     try:
         return index_documents(text)
     except yaml.YAMLError as exc:
-        raise _yaml_error(source.label, exc) from exc
+        raise SourceError(yamlio.syntax_error(source.label, exc, context=False)) from exc
 
 
 def load(source: Source, text: str, doc: DocInfo) -> Any:
@@ -88,6 +78,6 @@ def load(source: Source, text: str, doc: DocInfo) -> Any:
             return json.loads(text)
         return yamlio.load(doc.text(text))
     except json.JSONDecodeError as exc:
-        raise SourceError(f"{source.label}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}") from exc
+        raise SourceError(json_syntax_error(source.label, exc)) from exc
     except yaml.YAMLError as exc:
-        raise _yaml_error(f"{source.label}#{doc.index}", exc) from exc
+        raise SourceError(yamlio.syntax_error(f"{source.label}#{doc.index}", exc, context=False)) from exc

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from argocd_lifecycle.plugin import parameters as p
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.transforms import TransformContext
 
 SCALABLE_KINDS = ("Deployment", "StatefulSet")
 
@@ -34,9 +33,7 @@ def _targets(manifests: list[Manifest]) -> dict[tuple[str, str, str], str]:
     return found
 
 
-def drop_autoscaled_replicas(manifests: list[Manifest], ctx: TransformContext) -> list[Manifest]:
-    if not p.as_bool(ctx.settings.parameters, "hpaAwareReplicas"):
-        return manifests
+def drop_autoscaled_replicas(manifests: list[Manifest], diagnostics: Diagnostics) -> list[Manifest]:
     targets = _targets(manifests)
     if not targets:
         return manifests
@@ -46,7 +43,7 @@ def drop_autoscaled_replicas(manifests: list[Manifest], ctx: TransformContext) -
         spec = m.obj.get("spec")
         if scaler and m.kind in SCALABLE_KINDS and isinstance(spec, dict) and "replicas" in spec:
             new_spec = {k: v for k, v in spec.items() if k != "replicas"}
-            ctx.diagnostics.note(f"{m.ref}: dropped spec.replicas, {scaler} scales it")
+            diagnostics.note(f"{m.ref}: dropped spec.replicas, {scaler} scales it")
             out.append(m.with_obj({**m.obj, "spec": new_spec}))
         else:
             out.append(m)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from argocd_lifecycle.model import Annotation, Phase
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.transforms import TransformContext
 
 PROTECTIVE_PHASES = (Phase.DECOMMISSIONING.value, Phase.UNREACHABLE.value)
 PROTECTIVE_OPTIONS = ("Prune=false", "Delete=false")
@@ -17,9 +17,8 @@ def merge_sync_options(existing: str, required: tuple[str, ...]) -> str:
     return ",".join([*kept, *required])
 
 
-def apply_phase_policy(manifests: list[Manifest], ctx: TransformContext) -> list[Manifest]:
-    if ctx.settings.cluster_phase not in PROTECTIVE_PHASES:
-        return manifests
+def forbid_prune_and_delete(manifests: list[Manifest], diagnostics: Diagnostics) -> list[Manifest]:
+    """Every object gets ``Prune=false,Delete=false`` (the plan adds this step in protective phases)."""
     out = []
     for m in manifests:
         meta = dict(m.obj.get("metadata") or {})

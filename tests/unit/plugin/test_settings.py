@@ -78,7 +78,8 @@ def test_marker_defaults_lose_to_application_parameters(tmp_path: Path) -> None:
     s = PluginSettings.from_environ(
         {"ARGOCD_APP_PARAMETERS": '[{"name":"releaseName","string":"fromapp"}]'}, app_dir=tmp_path
     )
-    assert s.parameters == {"allowEmpty": "true", "releaseName": "fromapp"}
+    assert s.raw_parameters == {"allowEmpty": "true", "releaseName": "fromapp"}
+    assert (s.parameters.allow_empty, s.parameters.release_name) == (True, "fromapp")
 
 
 def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:

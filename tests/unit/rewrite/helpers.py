@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.plugin.rewrite.engine import DROPPED, OnRemoved, Policy, Rewriter
+from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.knowledge import builtin
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 
 REPO = Path(__file__).resolve().parents[3]

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.plugin.rewrite.engine import DROPPED, OnRemoved, Policy, Rewriter
+from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.knowledge import knowledge_base
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from tests.unit.rewrite.helpers import convert, rewriter
 

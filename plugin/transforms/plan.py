@@ -1,0 +1,57 @@
+"""The typed list of transforms for one render, built from the settings before anything renders.
+
+The API rewrite comes first, so the other steps see the apiVersions that will be printed; schema
+validation comes last, so it checks exactly what is printed. A step the settings switch off is not in
+the list. Building the list loads what the steps need (the deprecation rules, users' extra rules), so
+a bad rules file fails the run before helm or kustomize start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from argocd_lifecycle.model import Phase
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.rewrite.target import Target
+from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
+from argocd_lifecycle.plugin.transforms.lifecycle import PROTECTIVE_PHASES, forbid_prune_and_delete
+from argocd_lifecycle.plugin.transforms.provenance import StampRenderedFor
+from argocd_lifecycle.plugin.transforms.rewrite_apis import RewriteApis
+from argocd_lifecycle.plugin.transforms.validate_schemas import ValidateSchemas
+
+Transform = Callable[[list[Manifest], Diagnostics], list[Manifest]]
+
+
+def target_of(settings: PluginSettings) -> Target:
+    """The cluster the objects are for; the upgrade target counts only while the cluster is Upgrading."""
+    upgrading = settings.cluster_phase == Phase.UPGRADING and settings.upgrade_to is not None
+    return Target.of(
+        settings.kube_version.key if settings.kube_version else None,
+        upgrade_to=settings.upgrade_to.key if upgrading and settings.upgrade_to else None,
+        api_versions=settings.api_versions,
+    )
+
+
+def plan(settings: PluginSettings) -> tuple[Transform, ...]:
+    params = settings.parameters
+    target = target_of(settings)
+    steps: list[Transform] = []
+    if params.rewrite_apis:
+        steps.append(RewriteApis.for_settings(settings, target))
+    if params.hpa_aware_replicas:
+        steps.append(drop_autoscaled_replicas)
+    if settings.cluster_phase in PROTECTIVE_PHASES:
+        steps.append(forbid_prune_and_delete)
+    if settings.kube_version is not None:
+        steps.append(StampRenderedFor(settings.kube_version.minor_version))
+    if params.validate:
+        steps.append(ValidateSchemas.for_target(target))
+    return tuple(steps)
+
+
+def run(transforms: Iterable[Transform], manifests: list[Manifest], diagnostics: Diagnostics) -> list[Manifest]:
+    for step in transforms:
+        manifests = step(manifests, diagnostics)
+    return manifests
