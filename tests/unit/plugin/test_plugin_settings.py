@@ -1,4 +1,5 @@
-"""How the plugin reads Argo CD's environment: versions in both formats, parameters absent or null."""
+"""How the plugin reads Argo CD's environment (plugin/settings.py): versions in both formats, the marker
+file's defaults, secrets kept out of reprs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.plugin.parameters import parse_parameters
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.versions import KubeVersion
 
@@ -61,16 +61,6 @@ def test_argocd_env_and_app_fields(tmp_path: Path) -> None:
     assert (s.app.name, s.app.namespace, s.app.project, s.app.revision) == ("shop", "prod", "team", "abc123")
     assert (s.cluster_name, s.cluster_phase, s.upgrade_to) == ("edge-7", "Upgrading", KubeVersion(1, 33))
     assert s.env["CLUSTER_NAME"] == "edge-7"
-
-
-@pytest.mark.parametrize("raw", [None, "", "null", "  null  ", "[]"])
-def test_absent_or_null_parameters(raw: str | None) -> None:
-    assert parse_parameters(raw) == {}
-
-
-def test_parameters_of_every_shape() -> None:
-    raw = '[{"name":"vals","array":["a.yaml"]},{"name":"set","map":{"image.tag":"v1"}},{"name":"mode","string":"prod"}]'
-    assert parse_parameters(raw) == {"vals": ["a.yaml"], "set": {"image.tag": "v1"}, "mode": "prod"}
 
 
 def test_marker_defaults_lose_to_application_parameters(tmp_path: Path) -> None:

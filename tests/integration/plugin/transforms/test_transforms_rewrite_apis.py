@@ -1,45 +1,23 @@
-"""The rewrite inside `plugin generate`, run as Argo CD runs it (a fresh process in the app folder),
-and `scan --render` on Helm and Kustomize sources with the real binaries."""
+"""The API rewrite inside `plugin generate` (plugin/transforms/rewrite_apis.py), run as Argo CD runs it:
+a fresh process in the app folder."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
-from typing import Any
 
-from argocd_lifecycle import yamlio
-from tests.conftest import REPO, require_tool
-from tests.integration.plugin.test_render_golden import run_generate
+from tests.integration.plugin.helpers import INGRESS, MARKER, docs, params, run_generate
 from tests.unit.plugin.helpers import write
 
-MARKER = ".argocd-lifecycle.yaml"
-INGRESS = """apiVersion: extensions/v1beta1
-kind: Ingress
-metadata: {name: shop, namespace: web}
-spec:
-  rules:
-  - host: shop.example.test
-    http:
-      paths:
-      - path: /
-        backend: {serviceName: shop, servicePort: 80}
-"""
 PSP = "apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata: {name: restricted}\nspec: {}\n"
+
+
 FLOW = "apiVersion: flowcontrol.apiserver.k8s.io/v1beta1\nkind: FlowSchema\nmetadata: {name: f}\nspec: {}\n"
+
+
 HPA = (
     "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: web}\n"
     "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 4\n"
 )
-
-
-def params(**values: str) -> str:
-    return json.dumps([{"name": k, "string": v} for k, v in values.items()])
-
-
-def docs(stdout: str) -> list[dict[str, Any]]:
-    return [d for d in yamlio.load_all(stdout) if d]
 
 
 def test_removed_api_without_replacement_fails_the_render(tmp_path: Path) -> None:
@@ -124,24 +102,6 @@ def test_unknown_target_leaves_objects_and_says_why(tmp_path: Path) -> None:
     assert run_generate(quiet, {}).stderr == ""
 
 
-def test_validation_names_object_and_field(tmp_path: Path) -> None:
-    broken = INGRESS.replace("rules:", "tls: oops\n  rules:")
-    widget = "apiVersion: example.test/v1\nkind: Widget\nmetadata: {name: w}\n"
-    app = write(tmp_path, {MARKER: "parameters: {validate: true}\n", "ingress.yaml": broken, "widget.yaml": widget})
-    result = run_generate(app, {"KUBE_VERSION": "1.30"})
-    assert result.returncode == 1 and result.stdout == ""
-    assert (
-        "error: Ingress/web/shop (ingress.yaml#0): spec.tls: 'oops' is not of type 'array', 'null'"
-        " (Kubernetes 1.30 strict schema)" in result.stderr
-    )
-    ok = write(tmp_path, {"ingress.yaml": INGRESS})
-    result = run_generate(ok, {"KUBE_VERSION": "1.30"})
-    assert result.returncode == 0, result.stderr
-    assert (
-        "note: 1 object(s) have no bundled schema (custom resources?) and were not validated: Widget/w" in result.stderr
-    )
-
-
 def test_additional_rules_come_from_the_app_folder(tmp_path: Path) -> None:
     rules = (
         "apis:\n- {apiVersion: example.test/v1beta1, kind: Widget, removedIn: '1.28',"
@@ -172,55 +132,3 @@ def test_bad_on_removed_parameter(tmp_path: Path) -> None:
     result = run_generate(app, {"KUBE_VERSION": "1.25"})
     assert result.returncode != 0
     assert "parameter onRemoved: expected fail, drop or keep, got 'shrug'" in result.stderr
-
-
-# --- scan --render -----------------------------------------------------------------------------------
-CHART = {
-    "Chart.yaml": "apiVersion: v2\nname: legacy\nversion: 0.1.0\n",
-    "templates/cron.yaml": (
-        "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: {{ .Release.Name }}-report\n"
-        "spec:\n  schedule: '0 1 * * *'\n  jobTemplate: {spec: {template: {spec: {containers: []}}}}\n"
-    ),
-    "templates/pdb.yaml": (
-        '{{- if .Capabilities.APIVersions.Has "policy/v1/PodDisruptionBudget" }}\napiVersion: policy/v1\n'
-        "{{- else }}\napiVersion: policy/v1beta1\n{{- end }}\nkind: PodDisruptionBudget\n"
-        "metadata: {name: pdb}\nspec: {minAvailable: 1}\n"
-    ),
-}
-KUSTOMIZATION = {
-    "kustomization.yaml": "resources: [ingress.yaml]\nnamespace: web\n",
-    "ingress.yaml": INGRESS,
-}
-
-
-def scan(*argv: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARGOCD_", "KUBE_"))}
-    return subprocess.run(
-        [str(REPO / ".venv" / "bin" / "argocd-lifecycle"), "scan", *argv],
-        env={**env, "ARGOCD_APP_NAME": "legacy"},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-
-
-def test_scan_render_sees_helm_output_as_argo_cd_would(tmp_path: Path) -> None:
-    require_tool("helm")
-    app = write(tmp_path / "chart", CHART)
-    result = scan(str(app), "--render", "-t", "1.25", "-o", "json")
-    assert result.returncode == 3, result.stderr
-    items = json.loads(result.stdout)["items"]
-    assert [(i["kind"], i["name"], i["status"]) for i in items] == [("CronJob", "legacy-report", "removed")]
-    assert items[0]["file"] == f"{app} (helm template)"
-    # without --render the templates are not manifests: nothing to parse as Kubernetes objects
-    plain = scan(str(app), "-t", "1.25")
-    assert plain.returncode == 1 and "YAML syntax error" in plain.stderr
-
-
-def test_scan_render_kustomize(tmp_path: Path) -> None:
-    require_tool("kustomize")
-    app = write(tmp_path / "k", KUSTOMIZATION)
-    result = scan(str(app), "--render", "-t", "1.21")
-    assert result.returncode == 2, result.stderr
-    assert "Ingress" in result.stdout and "web" in result.stdout and "networking.k8s.io/v1" in result.stdout

@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.knowledge import knowledge_base
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
-from tests.unit.rewrite.helpers import convert, rewriter
+from tests.unit.plugin.rewrite.helpers import convert, rewriter
 
 PSP = {"apiVersion": "policy/v1beta1", "kind": "PodSecurityPolicy", "metadata": {"name": "restricted"}, "spec": {}}
 CRON = {
@@ -126,9 +123,3 @@ def test_conversion_errors_are_collected_not_raised() -> None:
     out = rw.rewrite_all([bad, bad], ["f.yaml#0", "f.yaml#1"])
     assert out == [bad, bad]
     assert [p.split(":")[0] for p in rw.problems] == ["Deployment/a (f.yaml#0)", "Deployment/a (f.yaml#1)"]
-
-
-def test_on_removed_parses_case_insensitively() -> None:
-    assert OnRemoved.parse(" Drop ") is OnRemoved.DROP
-    with pytest.raises(UsageError, match="parameter onRemoved: expected fail, drop or keep, got 'explode'"):
-        OnRemoved.parse("explode", where="parameter onRemoved")

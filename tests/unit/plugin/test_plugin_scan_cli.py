@@ -11,7 +11,7 @@ import pytest
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.cli import main
 from tests.unit.plugin.helpers import Run, write
-from tests.unit.rewrite.helpers import REFERENCE_FIXTURES
+from tests.unit.plugin.rewrite.helpers import REFERENCE_FIXTURES
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:

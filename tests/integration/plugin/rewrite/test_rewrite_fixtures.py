@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.plugin.validate import validate_objects
-from tests.unit.rewrite.helpers import (
+from tests.unit.plugin.rewrite.helpers import (
     OWN_FIXTURES,
     REFERENCE_FIXTURES,
     fixture_pairs,

@@ -16,7 +16,7 @@ from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.sources import Source
 from argocd_lifecycle.plugin.rewrite.target import Target, served
-from tests.unit.rewrite.helpers import rewriter
+from tests.unit.plugin.rewrite.helpers import rewriter
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

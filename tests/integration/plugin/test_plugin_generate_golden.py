@@ -1,40 +1,26 @@
-"""Golden renders of the example apps with the real helm and kustomize, run as Argo CD runs the plugin."""
+"""Golden renders of the example apps (plugin/generate.py) with the real helm and kustomize, run as
+Argo CD runs the plugin."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, require_tool
+from tests.conftest import REPO
+from tests.integration.plugin.helpers import run_generate
+
+pytestmark = pytest.mark.usefixtures("helm_and_kustomize")
+
 
 GOLDEN = Path(__file__).parent / "golden"
+
+
 TARGETS = {
     "1.21": "apps/v1,apps/v1/Deployment,policy/v1beta1,policy/v1beta1/PodDisruptionBudget,v1,v1/Service",
     "1.29.3": "apps/v1,apps/v1/Deployment,policy/v1,policy/v1/PodDisruptionBudget,v1,v1/Service",
 }
-
-
-def run_generate(app_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """The plugin as the sidecar runs it: a fresh process, cwd = the app folder, Argo CD's variables."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("ARGOCD_", "KUBE_"))}
-    return subprocess.run(
-        [str(REPO / ".venv" / "bin" / "argocd-lifecycle"), "plugin", "generate"],
-        cwd=app_dir,
-        env={**base, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _tools() -> None:
-    require_tool("helm")
-    require_tool("kustomize")
 
 
 @pytest.mark.parametrize("version", sorted(TARGETS))

@@ -1,4 +1,4 @@
-"""Helpers for the rewrite tests: run one conversion, compare like the fixtures README says."""
+"""Helpers for the rewrite tests: build objects, run one conversion, compare like the fixtures README says."""
 
 from __future__ import annotations
 
@@ -12,12 +12,25 @@ from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
+from argocd_lifecycle.plugin.validate import validate_objects
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[3]
 OWN_FIXTURES = REPO / "tests" / "fixtures" / "deprecations"
 #: the project's original deprecation fixture set (its README says what each pair exercises)
 REFERENCE_FIXTURES = OWN_FIXTURES / "reference-set"
 _OUT = re.compile(r"^(?P<name>.+)\.out\.(?P<major>\d+)\.(?P<minor>\d+)\.yaml$")
+#: a pod template with one label, for workloads
+TEMPLATE = {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+
+
+def obj(api: str, kind: str, name: str = "x", **fields: Any) -> dict[str, Any]:
+    return {"apiVersion": api, "kind": kind, "metadata": {"name": name, "namespace": "ns"}, **fields}
+
+
+def valid(o: Any, version: tuple[int, int]) -> None:
+    """``o`` passes strict validation at ``version``."""
+    report = validate_objects([("obj", o)], version)
+    assert report.checked == 1 and report.problems == []
 
 
 def rewriter(version: tuple[int, int], **policy: Any) -> Rewriter:
