@@ -106,3 +106,28 @@ def test_round_trip_matches_stock(docs: list[Any]) -> None:
 def test_unhashable_key_raises_the_stock_error() -> None:
     with pytest.raises(yaml.constructor.ConstructorError, match="unhashable key"):
         yamlio.load("? [a, b]\n: c\n")
+
+
+def _error(text: str) -> yaml.YAMLError:
+    with pytest.raises(yaml.YAMLError) as caught:
+        list(yamlio.load_all(text))
+    return caught.value
+
+
+def test_syntax_error_names_the_place_and_the_problem() -> None:
+    flow = _error("a: 1\nb: [1, 2\n")
+    assert yamlio.syntax_error("f.yaml", flow) == (
+        "f.yaml:3:1: YAML syntax error: while parsing a flow sequence: did not find expected ',' or ']'"
+    )
+    # the short form scan and convert print: the bare problem
+    assert yamlio.syntax_error("f.yaml", flow, context=False) == (
+        "f.yaml:3:1: YAML syntax error: did not find expected ',' or ']'"
+    )
+    indent = _error("apiVersion: v1\n kind: x\n")
+    assert yamlio.syntax_error("g.yaml#0", indent) == (
+        "g.yaml#0:2:6: YAML syntax error: mapping values are not allowed in this context"
+    )
+
+
+def test_syntax_error_without_a_position() -> None:
+    assert yamlio.syntax_error("h.yaml", yaml.YAMLError("broken\nsecond line")) == "h.yaml: YAML syntax error: broken"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+import pytest
 
 from argocd_lifecycle import yamlio
 from tests.unit.plugin.helpers import RunPlugin, write
@@ -94,3 +97,88 @@ def test_env_token_in_a_tool_error_is_masked(tmp_path: Path, run_plugin: RunPlug
     assert result.exit_code == 1
     assert "error: helm failed (exit 1): Error: cannot reach repo with ***" in result.stderr
     assert "ghp_supersecret" not in result.stderr
+
+
+# --- settings fail before any tool runs ---------------------------------------------------------------
+STAND_IN = """#!/bin/sh
+echo "$(basename "$0") $*" >> "{log}"
+printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: from-stand-in\\n'
+"""
+CHART = {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}
+KUSTOMIZATION = {"kustomization.yaml": "resources: []\n"}
+
+
+@pytest.fixture
+def tools_log(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """``helm`` and ``kustomize`` stand-ins first on PATH that log each run; (env, log)."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "tools.log"
+    bin_dir.mkdir()
+    for tool in ("helm", "kustomize"):
+        (bin_dir / tool).write_text(STAND_IN.format(log=log))
+        (bin_dir / tool).chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def test_the_stand_ins_run_when_the_settings_are_good(
+    tmp_path: Path, run_plugin: RunPlugin, tools_log: tuple[dict[str, str], Path]
+) -> None:
+    env, log = tools_log
+    for name, files in (("chart", CHART), ("kust", KUSTOMIZATION)):
+        result = run_plugin(write(tmp_path / name, files), env)
+        assert result.exit_code == 0, result.stderr
+        assert "from-stand-in" in result.stdout
+    assert [line.split()[:2] for line in log.read_text().splitlines()] == [["helm", "template"], ["kustomize", "build"]]
+
+
+@pytest.mark.parametrize(
+    ("files", "params", "message"),
+    [
+        (CHART, {"allowEmpty": "banana"}, "parameter allowEmpty: expected true or false, got 'banana'"),
+        (CHART, {"values": "image.tag=1"}, "parameter values: expected a map"),
+        (CHART, {"onRemoved": "shrug"}, "parameter onRemoved: expected fail, drop or keep, got 'shrug'"),
+        (
+            CHART,
+            {"additionalVersions": "../outside.yaml"},
+            "parameter additionalVersions: ../outside.yaml is outside the application folder",
+        ),
+        (
+            {**CHART, "rules.yaml": "apis: 3\n"},
+            {"additionalVersions": "rules.yaml"},
+            "additionalVersions (rules.yaml): expected an 'apis' list",
+        ),
+        (KUSTOMIZATION, {"enableHelm": "maybe"}, "parameter enableHelm: expected true or false, got 'maybe'"),
+        (KUSTOMIZATION, {"validate": "perhaps"}, "parameter validate: expected true or false, got 'perhaps'"),
+    ],
+    ids=["allowEmpty", "values", "onRemoved", "rules-outside", "rules-malformed", "enableHelm", "validate"],
+)
+def test_a_bad_setting_fails_before_any_tool_runs(
+    files: dict[str, str],
+    params: dict[str, str],
+    message: str,
+    tmp_path: Path,
+    run_plugin: RunPlugin,
+    tools_log: tuple[dict[str, str], Path],
+) -> None:
+    env, log = tools_log
+    app = write(tmp_path / "app", files)
+    for where in ("application", "marker"):  # the Application's parameters and the marker file's defaults
+        if where == "marker":
+            write(app, {".argocd-lifecycle.yaml": "parameters: " + json.dumps(params) + "\n"})
+            result = run_plugin(app, env)
+        else:
+            wire = [{"name": k, "string": v} for k, v in params.items()]
+            result = run_plugin(app, {**env, "ARGOCD_APP_PARAMETERS": json.dumps(wire)})
+        assert (result.exit_code, result.stdout, result.stderr) == (1, "", f"error: {message}\n"), where
+        assert not log.exists(), f"a tool ran: {log.read_text()}"
+
+
+def test_templates_see_the_parameters_as_given(tmp_path: Path, run_plugin: RunPlugin) -> None:
+    template = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n"
+        "data: {tier: '{{ parameters.tier }}', files: '{{ parameters.valueFiles | join(\",\") }}'}\n"
+    )
+    app = write(tmp_path, {".argocd-lifecycle.yaml": "parameters: {tier: gold}\n", "cm.yaml.j2": template})
+    wire = '[{"name":"valueFiles","array":["a.yaml","b.yaml"]}]'
+    result = run_plugin(app, {"ARGOCD_APP_PARAMETERS": wire})
+    assert result.exit_code == 0, result.stderr
+    assert next(iter(yamlio.load_all(result.stdout)))["data"] == {"tier": "gold", "files": "a.yaml,b.yaml"}

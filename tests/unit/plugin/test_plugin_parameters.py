@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from argocd_lifecycle.plugin.parameters import parse_parameters
+from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.plugin.parameters import SPECS, Parameters, ParamValue, parse_parameters
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved
 
 
 @pytest.mark.parametrize("raw", [None, "", "null", "  null  ", "[]"])
@@ -15,3 +19,73 @@ def test_absent_or_null_parameters(raw: str | None) -> None:
 def test_parameters_of_every_shape() -> None:
     raw = '[{"name":"vals","array":["a.yaml"]},{"name":"set","map":{"image.tag":"v1"}},{"name":"mode","string":"prod"}]'
     assert parse_parameters(raw) == {"vals": ["a.yaml"], "set": {"image.tag": "v1"}, "mode": "prod"}
+
+
+def test_defaults_come_from_the_announced_table() -> None:
+    params = Parameters.parse({})
+    assert params == Parameters(
+        allow_empty=False,
+        hpa_aware_replicas=True,
+        on_removed=OnRemoved.FAIL,
+        rewrite_apis=True,
+        validate=False,
+        additional_versions=None,
+        release_name=None,
+        value_files=(),
+        values=(),
+        enable_helm=False,
+    )
+    # every announced parameter has its typed field, and every field is announced
+    assert [s.field for s in SPECS] == [f.name for f in dataclasses.fields(Parameters)]
+
+
+def test_every_parameter_is_typed() -> None:
+    raw: dict[str, ParamValue] = {
+        "allowEmpty": " TRUE ",
+        "hpaAwareReplicas": "false",
+        "onRemoved": "Drop",
+        "rewriteApis": "false",
+        "validate": "true",
+        "additionalVersions": "rules/x.yaml",
+        "releaseName": "shop",
+        "valueFiles": "a.yaml, b.yaml,",  # the UI's single-line form of an array
+        "values": {"z": "1", "a": "2"},
+        "enableHelm": "true",
+        "myOwnParameter": "left to templates",
+    }
+    params = Parameters.parse(raw)
+    assert (params.allow_empty, params.hpa_aware_replicas, params.rewrite_apis, params.validate) == (
+        True,
+        False,
+        False,
+        True,
+    )
+    assert params.on_removed is OnRemoved.DROP and params.enable_helm is True
+    assert (params.additional_versions, params.release_name) == ("rules/x.yaml", "shop")
+    assert params.value_files == ("a.yaml", "b.yaml")
+    assert params.values == (("a", "2"), ("z", "1"))  # sorted: the helm argv does not depend on input order
+    assert Parameters.parse({"valueFiles": ["c.yaml"], "releaseName": ""}).value_files == ("c.yaml",)
+    assert Parameters.parse({"releaseName": ""}).release_name is None  # empty means unset
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"allowEmpty": "banana"}, "parameter allowEmpty: expected true or false, got 'banana'"),
+        ({"hpaAwareReplicas": ["true"]}, "parameter hpaAwareReplicas: expected true or false, got ['true']"),
+        ({"rewriteApis": ""}, "parameter rewriteApis: expected true or false, got ''"),
+        ({"validate": {"a": "b"}}, "parameter validate: expected true or false, got {'a': 'b'}"),
+        ({"enableHelm": "yes"}, "parameter enableHelm: expected true or false, got 'yes'"),
+        ({"onRemoved": "shrug"}, "parameter onRemoved: expected fail, drop or keep, got 'shrug'"),
+        ({"onRemoved": ["drop"]}, "parameter onRemoved: expected a string"),
+        ({"releaseName": ["a", "b"]}, "parameter releaseName: expected a string"),
+        ({"additionalVersions": {"a": "b"}}, "parameter additionalVersions: expected a string"),
+        ({"valueFiles": {"a": "b"}}, "parameter valueFiles: expected an array"),
+        ({"values": "a=b"}, "parameter values: expected a map"),
+        ({"values": ["a=b"]}, "parameter values: expected a map"),
+    ],
+)
+def test_a_bad_parameter_is_one_line_naming_it_and_the_rule(raw: dict[str, ParamValue], message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        Parameters.parse(raw)
+    assert caught.value.lines() == [message]
