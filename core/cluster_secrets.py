@@ -18,22 +18,11 @@ from typing import Any, TypedDict
 
 from argocd_lifecycle.certs import CertificateError, earliest_expiry
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.kube_wire import KubeObject
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 
 
-class ObjectMeta(TypedDict, total=False):
-    name: str
-    namespace: str
-    uid: str
-    resourceVersion: str
-    labels: dict[str, str]
-    annotations: dict[str, str]
-
-
-class SecretWire(TypedDict, total=False):
-    apiVersion: str
-    kind: str
-    metadata: ObjectMeta
+class SecretWire(KubeObject, total=False):
     type: str
     data: dict[str, str]
     stringData: dict[str, str]

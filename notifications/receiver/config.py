@@ -6,6 +6,7 @@ names, relative paths resolved next to the config file; they live only in ``repr
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,48 @@ class _Section:
         return data
 
 
+# Plain settings: dataclass field -> (key path in the file, kind); the defaults are the dataclasses'.
+# kind: "duration" (seconds), "seconds" (whole seconds of a duration), "integer" (positive), "text".
+_SETTINGS: dict[str, tuple[str, str]] = {
+    "tolerance": ("inbound.tolerance", "seconds"),
+    "dedupe_window": ("dedupe.window", "duration"),
+    "flap_threshold": ("flap.threshold", "integer"),
+    "flap_window": ("flap.window", "duration"),
+    "storm_group_wait": ("storm.groupWait", "duration"),
+    "storm_group_interval": ("storm.groupInterval", "duration"),
+    "storm_max_names": ("storm.maxNames", "integer"),
+    "listen": ("listen", "text"),
+    "state": ("state", "text"),
+}
+_DELIVERY: dict[str, tuple[str, str]] = {
+    "max_attempts": ("maxAttempts", "integer"),
+    "initial_backoff": ("initialBackoff", "duration"),
+    "max_backoff": ("maxBackoff", "duration"),
+    "timeout": ("timeout", "duration"),
+    "lease": ("lease", "duration"),
+    "retention": ("retention", "duration"),
+}
+
+
+def _settings(root: _Section, table: dict[str, tuple[str, str]], cls: Any) -> dict[str, Any]:
+    """The values ``table`` names, read below ``root``, defaulting to the fields of dataclass ``cls``."""
+    defaults: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(cls)}
+    out: dict[str, Any] = {}
+    for name, (path, kind) in table.items():
+        *sections, key = path.split(".")
+        section = root
+        for sub in sections:
+            section = section.sub(sub)
+        if kind == "integer":
+            out[name] = section.integer(key, defaults[name])
+        elif kind == "text":
+            out[name] = section.text(key, defaults[name])
+        else:
+            seconds = section.duration(key, float(defaults[name]))
+            out[name] = int(seconds) if kind == "seconds" else seconds
+    return out
+
+
 def _rate(section: _Section, kind: str) -> RateLimit | None:
     raw = section.data.get("rateLimit")
     if raw is None:
@@ -209,29 +252,10 @@ def parse(data: Any, where: str, base: Path) -> ReceiverConfig:
         raise root.fail("routes", "must be a list")
     names = {s.name for s in sinks}
     routes = tuple(_route(_Section(r, f"{where}.routes[{i}]", base), names) for i, r in enumerate(raw_routes))
-    dedupe, flap, storm, delivery = (root.sub(k) for k in ("dedupe", "flap", "storm", "delivery"))
+    settings = _settings(root, _SETTINGS, ReceiverConfig)
+    delivery = Delivery(**_settings(root.sub("delivery"), _DELIVERY, Delivery))
     return ReceiverConfig(
-        token=token,
-        hmac_secret=secret,
-        sinks=tuple(sinks),
-        routes=routes,
-        tolerance=int(inbound.duration("tolerance", 300.0)),
-        dedupe_window=dedupe.duration("window", 1800.0),
-        flap_threshold=flap.integer("threshold", 6),
-        flap_window=flap.duration("window", 600.0),
-        storm_group_wait=storm.duration("groupWait", 10.0),
-        storm_group_interval=storm.duration("groupInterval", 300.0),
-        storm_max_names=storm.integer("maxNames", 50),
-        delivery=Delivery(
-            max_attempts=delivery.integer("maxAttempts", 12),
-            initial_backoff=delivery.duration("initialBackoff", 1.0),
-            max_backoff=delivery.duration("maxBackoff", 300.0),
-            timeout=delivery.duration("timeout", 10.0),
-            lease=delivery.duration("lease", 60.0),
-            retention=delivery.duration("retention", 86400.0),
-        ),
-        listen=root.text("listen", "127.0.0.1:8080"),
-        state=root.text("state", "sqlite:///receiver-state.db"),
+        token=token, hmac_secret=secret, sinks=tuple(sinks), routes=routes, delivery=delivery, **settings
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argocd_lifecycle.lifecycle_event import LifecycleEventBody
-from argocd_lifecycle.model import Phase, Reason
+from argocd_lifecycle.model import Reason
 from argocd_lifecycle.notifications.receiver.wire import (
     ArgocdWebhookBody,
     ExternalEventBody,
@@ -85,22 +85,28 @@ def _app_url(base: str, namespace: str, app: str) -> str:
     return f"{base}/applications/{namespace}/{app}" if namespace and app else base
 
 
-def from_argocd(body: ArgocdWebhookBody, now: float) -> Event:
+def _app_event(source: str, body: ArgocdWebhookBody | ExternalEventBody, url: str, now: float) -> Event:
+    """The fields the Argo CD and the external body share (same names, same meaning)."""
     return Event(
-        source="argocd",
+        source=source,
         trigger=body.get("trigger", ""),
         severity=_severity(body.get("severity"), "warning"),
         cluster=body.get("cluster") or "",
-        app=body.get("app", ""),
+        app=body.get("app") or "",
         namespace=body.get("namespace") or "",
         project=body.get("project") or "",
         cluster_phase=body.get("clusterPhase") or "",
         revision=body.get("revision") or "",
         message=body.get("message") or "",
-        url=_app_url(body.get("argocdUrl") or "", body.get("namespace") or "", body.get("app", "")),
+        url=url,
         received_at=now,
         body=dict(body),
     )
+
+
+def from_argocd(body: ArgocdWebhookBody, now: float) -> Event:
+    url = _app_url(body.get("argocdUrl") or "", body.get("namespace") or "", body.get("app", ""))
+    return _app_event("argocd", body, url, now)
 
 
 def from_lifecycle(body: LifecycleEventBody, now: float) -> Event:
@@ -121,22 +127,4 @@ def from_lifecycle(body: LifecycleEventBody, now: float) -> Event:
 
 
 def from_external(body: ExternalEventBody, now: float) -> Event:
-    return Event(
-        source="external",
-        trigger=body.get("trigger", ""),
-        severity=_severity(body.get("severity"), "warning"),
-        cluster=body.get("cluster") or "",
-        app=body.get("app") or "",
-        namespace=body.get("namespace") or "",
-        project=body.get("project") or "",
-        cluster_phase=body.get("clusterPhase") or "",
-        revision=body.get("revision") or "",
-        message=body.get("message") or "",
-        url=body.get("url") or "",
-        received_at=now,
-        body=dict(body),
-    )
-
-
-def is_unreachable(phase: str) -> bool:
-    return phase == Phase.UNREACHABLE
+    return _app_event("external", body, body.get("url") or "", now)

@@ -20,7 +20,7 @@ from argocd_lifecycle.notifications.receiver.events import Event
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.routing import route
 from argocd_lifecycle.notifications.receiver.silences import first_match
-from argocd_lifecycle.notifications.receiver.state import GroupUpdate, NewItem, StateStore
+from argocd_lifecycle.notifications.receiver.state import GroupUpdate, Ingest, NewItem, StateStore
 
 
 class Outcome(StrEnum):
@@ -97,7 +97,8 @@ class Pipeline:
             payload = notification.flapping(event, count, self.config.flap_window)
             outcome = Outcome.FLAPPING
         items = [NewItem(self.new_id(), name, payload.to_json(), now) for name in receivers]
-        if not await store.record(fp, now, window=self.config.dedupe_window, items=items, flap_identity=event.identity):
+        change = Ingest(fp, self.config.dedupe_window, items, flap_identity=event.identity)
+        if not await store.record(change, now):
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, fp)
         if items:
@@ -118,7 +119,7 @@ class Pipeline:
             GroupUpdate(name, key, payload, self.new_id(), cfg.storm_group_wait, cfg.storm_group_interval)
             for name in receivers
         ]
-        if not await self.store.record(event.fingerprint, now, window=cfg.dedupe_window, items=[], groups=groups):
+        if not await self.store.record(Ingest(event.fingerprint, cfg.dedupe_window, groups=groups), now):
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, event.fingerprint)
         self.metrics.collapsed.inc()

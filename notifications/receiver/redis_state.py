@@ -9,7 +9,6 @@ pending items by (due time, sequence), which is the delivery order.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -20,8 +19,7 @@ from argocd_lifecycle.notifications.receiver.state import (
     DEAD,
     DELIVERED,
     PENDING,
-    GroupUpdate,
-    NewItem,
+    Ingest,
     OutboxItem,
     StateError,
     translated,
@@ -110,23 +108,6 @@ def _f(value: float) -> str:
     return f"{value:.6f}"
 
 
-def _item(h: dict[str, str]) -> OutboxItem:
-    return OutboxItem(
-        id=h["id"],
-        seq=int(h["seq"]),
-        receiver=h["receiver"],
-        payload=json.loads(h["payload"]),
-        state=h["state"],
-        attempts=int(h["attempts"]),
-        created_at=float(h["created"]),
-        not_before=float(h["not_before"]),
-        next_attempt_at=float(h["next_attempt"]),
-        group_key=h["group_key"],
-        last_error=h["last_error"],
-        finished_at=float(h["finished"]) if "finished" in h else None,
-    )
-
-
 @translated(RedisError, "redis")
 class RedisState:
     def __init__(self, client: aioredis.Redis, retention: float = 86400.0) -> None:
@@ -157,22 +138,14 @@ class RedisState:
         until = await self.r.get(self.p + "dedupe:" + fingerprint)
         return until is not None and float(until) > now
 
-    async def record(
-        self,
-        fingerprint: str,
-        now: float,
-        *,
-        window: float,
-        items: Sequence[NewItem],
-        groups: Sequence[GroupUpdate] = (),
-        flap_identity: str = "",
-    ) -> bool:
-        args: list[Any] = [self.p, fingerprint, _f(now), _f(now + window), max(1, int(window * 1000))]
-        args += [flap_identity, self.retention, len(items)]
-        for item in items:
+    async def record(self, change: Ingest, now: float) -> bool:
+        window = change.window
+        args: list[Any] = [self.p, change.fingerprint, _f(now), _f(now + window), max(1, int(window * 1000))]
+        args += [change.flap_identity, self.retention, len(change.items)]
+        for item in change.items:
             args += [item.id, item.receiver, item.group_key, json.dumps(item.payload), _f(item.not_before)]
-        args.append(len(groups))
-        for g in groups:
+        args.append(len(change.groups))
+        for g in change.groups:
             args += [g.receiver, g.group_key, json.dumps(g.payload), g.new_id, _f(g.wait), _f(g.interval)]
         return bool(await self._record(args=args))
 
@@ -219,7 +192,7 @@ class RedisState:
         raw = await self._claim(args=[self.p, receiver, _f(now), _f(now + lease)])
         if not raw:
             return None
-        return _item(dict(zip(raw[::2], raw[1::2], strict=True)))
+        return OutboxItem.from_fields(dict(zip(raw[::2], raw[1::2], strict=True)))
 
     async def delivered(self, item_id: str, now: float) -> None:
         await self._finish(args=[self.p, item_id, DELIVERED, _f(now), "", ""])
@@ -242,7 +215,7 @@ class RedisState:
         index = self.p + "idx:" + state
         ids = await (self.r.zrange(index, 0, limit - 1) if state == PENDING else self.r.zrevrange(index, 0, limit - 1))
         found = [await self.r.hgetall(self.p + "item:" + i) for i in ids]
-        return [_item(h) for h in found if h]
+        return [OutboxItem.from_fields(h) for h in found if h]
 
     async def outbox_counts(self) -> dict[str, int]:
         return {s: int(await self.r.zcard(self.p + "idx:" + s)) for s in (PENDING, DELIVERED, DEAD)}

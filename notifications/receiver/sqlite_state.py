@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,10 @@ from argocd_lifecycle.notifications.receiver.sqlite_commit import GroupCommit
 from argocd_lifecycle.notifications.receiver.state import (
     DEAD,
     DELIVERED,
+    OUTBOX_FIELDS,
     PENDING,
     GroupUpdate,
+    Ingest,
     NewItem,
     OutboxItem,
     StateError,
@@ -55,25 +56,11 @@ _PRUNE = {
     "silences": ("id", "expires <= ?"),
     "outbox": ("seq", f"state = '{DELIVERED}' AND finished <= ?"),
 }
-_COLUMNS = "id, seq, receiver, payload, state, attempts, created, not_before, next_attempt, group_key, last_error"
-_SELECT = f"SELECT {_COLUMNS}, finished FROM outbox"  # noqa: S608 - fixed column list
+_SELECT = f"SELECT {', '.join(OUTBOX_FIELDS)} FROM outbox"  # noqa: S608 - fixed column list
 
 
 def _item(row: tuple[Any, ...]) -> OutboxItem:
-    return OutboxItem(
-        id=row[0],
-        seq=row[1],
-        receiver=row[2],
-        payload=json.loads(row[3]),
-        state=row[4],
-        attempts=row[5],
-        created_at=row[6],
-        not_before=row[7],
-        next_attempt_at=row[8],
-        group_key=row[9],
-        last_error=row[10],
-        finished_at=row[11],
-    )
+    return OutboxItem.from_fields(dict(zip(OUTBOX_FIELDS, row, strict=True)))
 
 
 @translated(sqlite3.Error, "sqlite")
@@ -111,29 +98,20 @@ class SqliteState:
         row = self.db.execute("SELECT until FROM dedupe WHERE fp = ?", (fingerprint,)).fetchone()
         return row is not None and row[0] > now
 
-    async def record(
-        self,
-        fingerprint: str,
-        now: float,
-        *,
-        window: float,
-        items: Sequence[NewItem],
-        groups: Sequence[GroupUpdate] = (),
-        flap_identity: str = "",
-    ) -> bool:
+    async def record(self, change: Ingest, now: float) -> bool:
         async with self.tx.write() as db:
             # mark unless marked and unexpired: the check and the mark in one statement
             marked = db.execute(
                 "INSERT INTO dedupe VALUES (?, ?) ON CONFLICT (fp) DO UPDATE SET until = excluded.until"
                 " WHERE dedupe.until <= ?",
-                (fingerprint, now + window, now),
+                (change.fingerprint, now + change.window, now),
             ).rowcount
             if marked:
-                if flap_identity:
-                    db.execute("INSERT INTO flap_hits VALUES (?, ?)", (flap_identity, now))
-                for item in items:
+                if change.flap_identity:
+                    db.execute("INSERT INTO flap_hits VALUES (?, ?)", (change.flap_identity, now))
+                for item in change.items:
                     self._insert(item, now)
-                for group in groups:
+                for group in change.groups:
                     self._group(group, now)
         return bool(marked)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -72,6 +73,35 @@ class GroupUpdate:
 
 
 @dataclass(frozen=True)
+class Ingest:
+    """What one accepted event changes, all at once: mark ``fingerprint`` for ``window`` seconds, add
+    ``items``, apply ``groups`` and count one hit for ``flap_identity`` (when given)."""
+
+    fingerprint: str
+    window: float
+    items: Sequence[NewItem] = ()
+    groups: Sequence[GroupUpdate] = ()
+    flap_identity: str = ""
+
+
+#: the columns (SQLite) and hash fields (Redis) of an outbox item, both stores alike
+OUTBOX_FIELDS = (
+    "id",
+    "seq",
+    "receiver",
+    "payload",
+    "state",
+    "attempts",
+    "created",
+    "not_before",
+    "next_attempt",
+    "group_key",
+    "last_error",
+    "finished",
+)
+
+
+@dataclass(frozen=True)
 class OutboxItem:
     id: str
     seq: int
@@ -85,6 +115,25 @@ class OutboxItem:
     group_key: str = ""
     last_error: str = ""
     finished_at: float | None = None
+
+    @classmethod
+    def from_fields(cls, stored: Mapping[str, Any]) -> OutboxItem:
+        """An item as a store keeps it (``OUTBOX_FIELDS``; Redis hands every value back as text)."""
+        finished = stored.get("finished")
+        return cls(
+            id=str(stored["id"]),
+            seq=int(stored["seq"]),
+            receiver=str(stored["receiver"]),
+            payload=json.loads(stored["payload"]),
+            state=str(stored["state"]),
+            attempts=int(stored["attempts"]),
+            created_at=float(stored["created"]),
+            not_before=float(stored["not_before"]),
+            next_attempt_at=float(stored["next_attempt"]),
+            group_key=str(stored["group_key"]),
+            last_error=str(stored["last_error"]),
+            finished_at=None if finished is None or finished == "" else float(finished),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,18 +156,9 @@ class StateStore(Protocol):
 
     # ingest
     async def seen(self, fingerprint: str, now: float) -> bool: ...
-    async def record(
-        self,
-        fingerprint: str,
-        now: float,
-        *,
-        window: float,
-        items: Sequence[NewItem],
-        groups: Sequence[GroupUpdate] = (),
-        flap_identity: str = "",
-    ) -> bool:
-        """Atomically: unless ``fingerprint`` is marked, mark it for ``window`` and add the items.
-        Returns False (adding nothing) when it was already marked."""
+    async def record(self, change: Ingest, now: float) -> bool:
+        """Atomically: unless ``change.fingerprint`` is marked, apply the whole change.
+        Returns False (changing nothing) when it was already marked."""
         ...
 
     async def replayed(self, signature: str, now: float, ttl: float) -> bool:

@@ -3,12 +3,12 @@
 ``status.history`` outlives Events (kept one hour): each deployment becomes a span from
 ``deployStartedAt`` to ``deployedAt``. ``status.operationState`` is the last operation, with its
 retries; its failed resources and hooks name the culprit. ``status.health.lastTransitionTime`` and
-``status.conditions`` are dated too. (argocd-contracts §C8)
+``status.conditions`` are dated too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -63,13 +63,20 @@ def _items(obj: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, An
     return values
 
 
+def _dated(
+    status: Mapping[str, Any], key: str, time_key: str, where: str
+) -> Iterator[tuple[Mapping[str, Any], str, datetime]]:
+    """The items of ``status.<key>`` that carry ``time_key``: (item, where it is, that time)."""
+    for index, item in enumerate(_items(status, key, where)):
+        at = f"{where}: status.{key}[{index}]"
+        when = timestamp(item, time_key, at)
+        if when is not None:
+            yield item, at, when
+
+
 def _history(status: Mapping[str, Any], ref: ObjectRef, where: str) -> list[Entry]:
     entries = []
-    for index, item in enumerate(_items(status, "history", where)):
-        at = f"{where}: status.history[{index}]"
-        deployed = timestamp(item, "deployedAt", at)
-        if deployed is None:
-            continue
+    for item, at, deployed in _dated(status, "history", "deployedAt", where):
         started = timestamp(item, "deployStartedAt", at) or deployed
         revision = text(item, "revision", at) or ",".join(str(r) for r in (field(item, "revisions", list, at) or []))
         details = [f"history id {field(item, 'id', int, at)}"]
@@ -159,11 +166,7 @@ def _health(status: Mapping[str, Any], ref: ObjectRef, where: str) -> list[Entry
 
 def _conditions(status: Mapping[str, Any], ref: ObjectRef, where: str) -> list[Entry]:
     entries = []
-    for index, cond in enumerate(_items(status, "conditions", where)):
-        at = f"{where}: status.conditions[{index}]"
-        since = timestamp(cond, "lastTransitionTime", at)
-        if since is None:
-            continue
+    for cond, at, since in _dated(status, "conditions", "lastTransitionTime", where):
         kind = text(cond, "type", at) or "Condition"
         entries.append(
             _status_entry(

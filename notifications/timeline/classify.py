@@ -1,10 +1,11 @@
 """Which lane an Event belongs to, and which Events belong to an application at all.
 
-Argo CD's reasons (argocd-contracts §D4): the controller reports sync and health transitions as
-``ResourceUpdated`` with ``Updated sync status: A -> B`` / ``Updated health status: A -> B``;
-``OperationStarted``/``OperationCompleted``, ``ResourceCreated``/``ResourceDeleted`` of the
-application, spec updates and ``ResourceActionRan`` are operations. Our ``Cluster*`` reasons
-(DESIGN.md §4) go to the Cluster lane; every other Event is about a managed resource.
+Argo CD's application controller reports sync and health transitions as ``ResourceUpdated`` with
+``Updated sync status: A -> B`` / ``Updated health status: A -> B``; ``OperationStarted`` /
+``OperationCompleted``, ``ResourceCreated`` / ``ResourceDeleted`` of the application, spec updates
+and ``ResourceActionRan`` are operations. The ``Cluster*`` reasons the generator records on cluster
+Secrets (``argocd_lifecycle.model.Reason``) go to the Cluster lane; every other Event is about a
+managed resource.
 """
 
 from __future__ import annotations

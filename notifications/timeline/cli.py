@@ -22,7 +22,12 @@ def render(timeline: Timeline, output: str, tz: tzinfo | None) -> str:
 
         return render_json.render(timeline)
     if output == "svg":
-        from argocd_lifecycle.notifications.timeline import render_svg
+        try:
+            from argocd_lifecycle.notifications.timeline import render_svg
+        except ModuleNotFoundError as exc:  # matplotlib is the optional `svg` extra, not in the image
+            if exc.name != "matplotlib":
+                raise
+            raise UsageError("-o svg needs matplotlib: pip install 'argocd-lifecycle[svg]'") from None
 
         return render_svg.render(timeline, tz)
     from argocd_lifecycle.notifications.timeline import render_text

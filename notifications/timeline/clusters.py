@@ -1,7 +1,7 @@
 """Which cluster Secret is the application's destination, so its ``Cluster*`` Events join the story.
 
-Secrets are parsed by the inventory's parser (argocd-contracts §D1); only their names and servers
-matter here.
+Secrets are parsed by the same parser as the generator's inventory (``argocd_lifecycle.cluster_secrets``);
+only their names and servers matter here.
 """
 
 from __future__ import annotations

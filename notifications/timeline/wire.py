@@ -4,22 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-
-class ObjectMetaWire(TypedDict, total=False):
-    name: str
-    namespace: str
-    uid: str
-    creationTimestamp: str
-    annotations: dict[str, str]
-    labels: dict[str, str]
-
-
-class ObjectReferenceWire(TypedDict, total=False):
-    apiVersion: str
-    kind: str
-    name: str
-    namespace: str
-    uid: str
+from argocd_lifecycle.kube_wire import KubeObject, ObjectReference
 
 
 class EventSourceWire(TypedDict, total=False):
@@ -32,42 +17,37 @@ class EventSeriesWire(TypedDict, total=False):
     lastObservedTime: str
 
 
-class CoreEventWire(TypedDict, total=False):
+class _EventWire(KubeObject, total=False):
+    """What an Event shows through either API."""
+
+    reason: str
+    type: str
+    eventTime: str | None
+    series: EventSeriesWire | None
+
+
+class CoreEventWire(_EventWire, total=False):
     """core/v1 Event (``kubectl get events -o json``)."""
 
-    apiVersion: str
-    kind: str
-    metadata: ObjectMetaWire
-    involvedObject: ObjectReferenceWire
-    reason: str
+    involvedObject: ObjectReference
     message: str
-    type: str
     source: EventSourceWire
     reportingComponent: str
     firstTimestamp: str | None
     lastTimestamp: str | None
-    eventTime: str | None
     count: int
-    series: EventSeriesWire | None
 
 
-class EventsV1EventWire(TypedDict, total=False):
+class EventsV1EventWire(_EventWire, total=False):
     """events.k8s.io/v1 Event (``kubectl get events.events.k8s.io -o json``)."""
 
-    apiVersion: str
-    kind: str
-    metadata: ObjectMetaWire
-    regarding: ObjectReferenceWire
-    reason: str
+    regarding: ObjectReference
     note: str
-    type: str
     reportingController: str
     deprecatedSource: EventSourceWire
-    eventTime: str | None
     deprecatedFirstTimestamp: str | None
     deprecatedLastTimestamp: str | None
     deprecatedCount: int
-    series: EventSeriesWire | None
 
 
 class DestinationWire(TypedDict, total=False):
@@ -90,12 +70,15 @@ class HistoryWire(TypedDict, total=False):
     initiatedBy: InitiatedByWire
 
 
-class SyncResultResourceWire(TypedDict, total=False):
+class ResourceStatusWire(TypedDict, total=False):
     group: str
     version: str
     kind: str
     namespace: str
     name: str
+
+
+class SyncResultResourceWire(ResourceStatusWire, total=False):
     status: str
     message: str
     hookType: str
@@ -135,14 +118,6 @@ class ConditionWire(TypedDict, total=False):
     lastTransitionTime: str
 
 
-class ResourceStatusWire(TypedDict, total=False):
-    group: str
-    version: str
-    kind: str
-    namespace: str
-    name: str
-
-
 class ApplicationStatusWire(TypedDict, total=False):
     operationState: OperationStateWire
     history: list[HistoryWire]
@@ -157,9 +132,6 @@ class ApplicationSpecWire(TypedDict, total=False):
     destination: DestinationWire
 
 
-class ApplicationWire(TypedDict, total=False):
-    apiVersion: str
-    kind: str
-    metadata: ObjectMetaWire
+class ApplicationWire(KubeObject, total=False):
     spec: ApplicationSpecWire
     status: ApplicationStatusWire

@@ -1,4 +1,4 @@
-"""What the messages say, for the semantics the issue pins down."""
+"""What the messages say: the facts each alert promises (durations, phases, revisions, links)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The issue's scenarios against `argocd-lifecycle receiver serve` and real loopback sinks."""
+"""The delivery scenarios (storms, duplicates, silences, outages, replicas) against
+`argocd-lifecycle receiver serve` and real loopback sinks."""
 
 from __future__ import annotations
 

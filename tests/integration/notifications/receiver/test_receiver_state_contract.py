@@ -15,6 +15,7 @@ from argocd_lifecycle.notifications.receiver.state import (
     DELIVERED,
     PENDING,
     GroupUpdate,
+    Ingest,
     NewItem,
     StateError,
     StateStore,
@@ -46,16 +47,16 @@ def item(receiver: str = "slack", title: str = "t", not_before: float = NOW) -> 
 
 
 async def test_record_marks_once_per_window(store: StateStore) -> None:
-    assert await store.record("fp", NOW, window=60, items=[item()])
+    assert await store.record(Ingest("fp", 60, [item()]), NOW)
     assert await store.seen("fp", NOW + 59)
-    assert not await store.record("fp", NOW + 1, window=60, items=[item()])
+    assert not await store.record(Ingest("fp", 60, [item()]), NOW + 1)
     assert not await store.seen("fp", NOW + 61)
     assert (await store.outbox_counts())[PENDING] == 1
 
 
 async def test_claim_keeps_order_and_a_failing_head_blocks(store: StateStore) -> None:
-    await store.record("a", NOW, window=60, items=[item(title="first"), item("dingtalk", "other")])
-    await store.record("b", NOW, window=60, items=[item(title="second")])
+    await store.record(Ingest("a", 60, [item(title="first"), item("dingtalk", "other")]), NOW)
+    await store.record(Ingest("b", 60, [item(title="second")]), NOW)
     head = await store.claim("slack", NOW, 30)
     assert head is not None and head.payload["title"] == "first"
     assert await store.claim("slack", NOW, 30) is None  # leased: not handed out twice
@@ -75,7 +76,7 @@ async def test_claim_keeps_order_and_a_failing_head_blocks(store: StateStore) ->
 
 
 async def test_an_expired_lease_is_handed_out_again(store: StateStore) -> None:
-    await store.record("a", NOW, window=60, items=[item()])
+    await store.record(Ingest("a", 60, [item()]), NOW)
     first = await store.claim("slack", NOW, 30)
     assert first is not None
     again = await store.claim("slack", NOW + 31, 30)
@@ -86,13 +87,13 @@ async def test_group_is_updated_in_place_then_spaced_by_the_interval(store: Stat
     def update(count: int) -> GroupUpdate:
         return GroupUpdate("slack", "storm:x", {"title": f"{count} alerts"}, uuid.uuid4().hex, 10, 300)
 
-    await store.record("a", NOW, window=60, items=[], groups=[update(1)])
-    await store.record("b", NOW + 1, window=60, items=[], groups=[update(2)])
+    await store.record(Ingest("a", 60, groups=[update(1)]), NOW)
+    await store.record(Ingest("b", 60, groups=[update(2)]), NOW + 1)
     assert await store.claim("slack", NOW + 5, 30) is None  # still gathering
     first = await store.claim("slack", NOW + 10, 30)
     assert first is not None and first.payload["title"] == "2 alerts"
     await store.delivered(first.id, NOW + 10)
-    await store.record("c", NOW + 20, window=60, items=[], groups=[update(3)])
+    await store.record(Ingest("c", 60, groups=[update(3)]), NOW + 20)
     [later] = await store.outbox(PENDING, 10)
     assert later.payload["title"] == "3 alerts" and later.not_before == pytest.approx(NOW + 300)
 
@@ -106,7 +107,7 @@ async def test_replay_storm_flap_and_phase(store: StateStore) -> None:
     await store.storm_clear("edge")
     assert await store.storm_add("edge", "c", NOW + 3) == (NOW + 3, 1, ["c"])
     for n in range(3):
-        await store.record(f"f{n}", NOW + n, window=60, items=[], flap_identity="id")
+        await store.record(Ingest(f"f{n}", 60, flap_identity="id"), NOW + n)
     assert await store.flap_count("id", NOW + 3, 600) == 3
     assert await store.flap_count("id", NOW + 603, 600) == 0
     assert await store.flap_begin("id", NOW, NOW + 600)
@@ -136,7 +137,7 @@ async def test_housekeeping_drops_expired_silences(store: StateStore) -> None:
 
 
 async def test_housekeeping_drops_old_deliveries_only(store: StateStore) -> None:
-    await store.record("a", NOW, window=60, items=[item(), item(title="stays")])
+    await store.record(Ingest("a", 60, [item(), item(title="stays")]), NOW)
     done = await store.claim("slack", NOW, 30)
     assert done is not None
     await store.delivered(done.id, NOW)

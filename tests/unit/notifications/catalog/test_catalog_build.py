@@ -10,7 +10,7 @@ import yaml
 
 from argocd_lifecycle.notifications.catalog.build import CatalogError, CatalogSettings, build, source_dir
 
-ISSUE_TRIGGERS = {
+CATALOG_TRIGGERS = {
     "on-sync-failed-removed-api",
     "on-out-of-sync-too-long",
     "on-health-degraded-too-long",
@@ -26,14 +26,14 @@ ISSUE_TRIGGERS = {
 
 def test_the_catalog_has_exactly_the_triggers_and_one_template_each() -> None:
     catalog = build()
-    assert {t.name for t in catalog.triggers} == ISSUE_TRIGGERS
+    assert {t.name for t in catalog.triggers} == CATALOG_TRIGGERS
     for trigger in catalog.triggers:
         assert "." not in trigger.name
         assert trigger.templates == (trigger.name.replace("on-", "lifecycle-", 1),)
     assert {t.name for t in catalog.templates} == {t.templates[0] for t in catalog.triggers}
     data = catalog.data()
     assert sorted(data) == sorted(
-        [f"trigger.{t}" for t in ISSUE_TRIGGERS] + [f"template.{t.name}" for t in catalog.templates]
+        [f"trigger.{t}" for t in CATALOG_TRIGGERS] + [f"template.{t.name}" for t in catalog.templates]
     )
     for key, value in data.items():
         parsed = yaml.safe_load(value)

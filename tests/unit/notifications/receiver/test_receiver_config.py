@@ -9,7 +9,7 @@ from argocd_lifecycle.notifications.receiver import config as receiver_config
 from tests.unit.notifications.receiver.conftest import BASIC, HMAC_SECRET, TOKEN, write_config
 
 
-def test_loads_the_issue_example_with_secrets_from_files(tmp_path: Path) -> None:
+def test_loads_the_documented_example_with_secrets_from_files(tmp_path: Path) -> None:
     cfg = receiver_config.load(write_config(tmp_path, BASIC))
     assert cfg.token == TOKEN and cfg.hmac_secret == HMAC_SECRET
     assert cfg.dedupe_window == 1800 and cfg.flap_threshold == 3

@@ -12,7 +12,7 @@ import pytest
 
 from argocd_lifecycle.notifications.receiver.sqlite_commit import CHECKPOINT_EVERY
 from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
-from argocd_lifecycle.notifications.receiver.state import PENDING, NewItem, StateError
+from argocd_lifecycle.notifications.receiver.state import PENDING, Ingest, NewItem, StateError
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +25,7 @@ async def test_concurrent_writers_share_one_commit_and_all_are_durable(tmp_path:
     store = SqliteState.open(str(tmp_path / "s.db"))
     commits: list[str] = []
     store.db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
-    results = await asyncio.gather(*(store.record(f"fp{n}", 1.0, window=60, items=[item()]) for n in range(50)))
+    results = await asyncio.gather(*(store.record(Ingest(f"fp{n}", 60, [item()]), 1.0) for n in range(50)))
     assert all(results) and len(commits) == 1
     other = sqlite3.connect(tmp_path / "s.db")  # another connection sees only committed data
     assert other.execute("SELECT COUNT(*) FROM outbox WHERE state = ?", (PENDING,)).fetchone() == (50,)
@@ -45,7 +45,7 @@ async def test_checkpoints_run_off_the_loop_and_the_wal_starts_over(tmp_path: Pa
     empty, sizes = path.stat().st_size, []
     for batch in range(3):
         for n in range(CHECKPOINT_EVERY):
-            await store.record(f"fp{batch}-{n}", 1.0, window=60, items=[item()])
+            await store.record(Ingest(f"fp{batch}-{n}", 60, [item()]), 1.0)
         await settle(store)
         sizes.append(wal.stat().st_size)
     done = [r.getMessage() for r in caplog.records if r.getMessage().startswith("checkpoint:")]
@@ -59,7 +59,7 @@ async def test_checkpoints_run_off_the_loop_and_the_wal_starts_over(tmp_path: Pa
 async def test_writers_wait_while_a_checkpoint_holds_the_wal(tmp_path: Path) -> None:
     store = SqliteState.open(str(tmp_path / "s.db"))
     store.tx._hold = hold = asyncio.Event()
-    writer = asyncio.ensure_future(store.record("fp", 1.0, window=60, items=[item()]))
+    writer = asyncio.ensure_future(store.record(Ingest("fp", 60, [item()]), 1.0))
     await asyncio.sleep(0.05)
     assert not writer.done() and not store.db.in_transaction
     assert not await store.seen("fp", 1.0)  # reads go on meanwhile
@@ -71,8 +71,8 @@ async def test_writers_wait_while_a_checkpoint_holds_the_wal(tmp_path: Path) -> 
 
 async def test_housekeeping_keeps_flap_hits_for_one_window(tmp_path: Path) -> None:
     store = SqliteState.open(str(tmp_path / "s.db"))
-    await store.record("old", 1000.0, window=60, items=[], flap_identity="id")
-    await store.record("new", 1500.0, window=60, items=[], flap_identity="id")
+    await store.record(Ingest("old", 60, flap_identity="id"), 1000.0)
+    await store.record(Ingest("new", 60, flap_identity="id"), 1500.0)
     await store.housekeeping(1700.0, retention=86400, flap_window=600)
     assert store.db.execute("SELECT ts FROM flap_hits").fetchall() == [(1500.0,)]
     await store.close()
@@ -81,8 +81,8 @@ async def test_housekeeping_keeps_flap_hits_for_one_window(tmp_path: Path) -> No
 async def test_housekeeping_deletes_in_batches_until_nothing_expired_is_left(tmp_path: Path) -> None:
     store = SqliteState.open(str(tmp_path / "s.db"))
     for n in range(2500):
-        await store.record(f"fp{n}", 1000.0, window=60, items=[])
-    await store.record("fresh", 1000.0, window=3600, items=[])
+        await store.record(Ingest(f"fp{n}", 60), 1000.0)
+    await store.record(Ingest("fresh", 3600), 1000.0)
     commits: list[str] = []
     store.db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
     await store.housekeeping(2000.0, retention=86400, flap_window=600)
@@ -93,10 +93,10 @@ async def test_housekeeping_deletes_in_batches_until_nothing_expired_is_left(tmp
 
 async def test_a_failed_change_rolls_back_alone_and_still_ends_the_transaction(tmp_path: Path) -> None:
     store = SqliteState.open(str(tmp_path / "s.db"))
-    good = asyncio.ensure_future(store.record("fp", 1.0, window=60, items=[item()]))
+    good = asyncio.ensure_future(store.record(Ingest("fp", 60, [item()]), 1.0))
     with pytest.raises(StateError):  # the same idempotency key twice: the outbox refuses it
         clash = NewItem("same", "slack", {}, 1.0)
-        await store.record("other", 1.0, window=60, items=[clash, clash])
+        await store.record(Ingest("other", 60, [clash, clash]), 1.0)
     assert await good
     await asyncio.sleep(0)
     assert not store.db.in_transaction  # committed this turn, with the good change in it

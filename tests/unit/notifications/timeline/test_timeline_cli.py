@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+
+from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.notifications.timeline.times import parse_duration
 
 from .conftest import BLUEGREEN, FAILED, from_files
 
@@ -159,3 +163,17 @@ def test_single_objects_and_typed_lists_from_the_api_are_read(run, tmp_path: Pat
     reasons = [e["reason"] for e in json.loads(result.out)["entries"]]
     assert reasons.count("ClusterDegraded") == 1  # the same Event in two files counts once
     assert "OperationCompleted" in reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("2h", 7200), ("90m", 5400), ("1h30m", 5400), ("45s", 45), ("7d", 604800), ("1.5h", 5400)],
+)
+def test_durations(text: str, seconds: int) -> None:
+    assert parse_duration(text) == timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("text", ["", "2", "h", "2x", "-1h", "0s", "1h 30m", "30m1"])
+def test_bad_durations_are_usage_errors(text: str) -> None:
+    with pytest.raises(UsageError):
+        parse_duration(text)

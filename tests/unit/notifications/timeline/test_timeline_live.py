@@ -12,6 +12,7 @@ import base64
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from .conftest import FAILED
+from argocd_lifecycle.notifications.timeline.files import read_files
+from argocd_lifecycle.notifications.timeline.live import namespaces
+from argocd_lifecycle.notifications.timeline.model import ObjectRef
+
+from .conftest import FAILED, story_files
 
 PAGE = 4
 TOKEN = "fixture-token-eu-DO-NOT-PRINT"
@@ -209,3 +214,12 @@ def test_unreachable_cluster_is_one_line_and_exit_1(run, tmp_path: Path) -> None
     assert (result.code, result.out) == (1, "")
     assert result.err.startswith(f"error: get Application argocd/payments on http://127.0.0.1:{port}: ")
     assert result.err.count("\n") == 1
+
+
+def test_live_lists_the_namespaces_holding_the_resources_events() -> None:
+    checkout = read_files(story_files("checkout")).apps[0]
+    assert namespaces(checkout) == ["shop"]
+    cluster_scoped = replace(checkout, resources=(*checkout.resources, ObjectRef("ClusterRole", "checkout-reader")))
+    assert namespaces(cluster_scoped) == ["default", "shop"]
+    nothing_listed = replace(checkout, resources=())
+    assert namespaces(nothing_listed) == ["shop"]

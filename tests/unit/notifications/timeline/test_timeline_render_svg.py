@@ -1,60 +1,22 @@
-"""Outputs: the JSON schema and its golden documents, and the SVG chart rendered to PNG and looked at."""
+"""The SVG chart, rendered to PNG and looked at."""
 
 from __future__ import annotations
 
 import functools
 import io
-import json
 from datetime import UTC
 from xml.etree import ElementTree
 
 import cairosvg
 import numpy as np
 import pytest
-from jsonschema import Draft202012Validator
 from PIL import Image
 
-from argocd_lifecycle.notifications.timeline import chart_layout, render_json, render_svg
-from argocd_lifecycle.notifications.timeline.labels import TIMES
-from argocd_lifecycle.notifications.timeline.model import Timeline
+from argocd_lifecycle.notifications.timeline import render_svg
 
 from .conftest import STORIES, story
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-
-
-@pytest.mark.parametrize("app", sorted(STORIES))
-def test_json_validates_against_the_published_schema(app: str) -> None:
-    schema = render_json.schema()
-    Draft202012Validator.check_schema(schema)
-    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-    errors = sorted(validator.iter_errors(render_json.document(story(app))), key=str)
-    assert errors == []
-
-
-@pytest.mark.parametrize("app", sorted(STORIES))
-def test_json_matches_the_recorded_document(app: str) -> None:
-    """A change of schema or content shows up here; regenerate with the command in the README."""
-    expected = json.loads((STORIES[app] / "expected-timeline.json").read_text())
-    assert json.loads(render_json.render(story(app))) == expected
-
-
-def test_every_entry_key_is_always_present() -> None:
-    keys = {tuple(e) for e in render_json.document(story("payments"))["entries"]}
-    assert keys == {
-        (
-            "time", "offsetSeconds", "lane", "reason", "type", "object", "message", "source",
-            "firstTime", "lastTime", "count", "span", "timestampsLost",
-        )
-    }  # fmt: skip
-
-
-def test_an_empty_timeline_is_valid_json_and_svg() -> None:
-    empty = Timeline(app="ghost", namespace="argocd", entries=())
-    doc = render_json.document(empty)
-    assert doc["entries"] == []
-    Draft202012Validator(render_json.schema()).validate(doc)
-    ElementTree.fromstring(render_svg.render(empty, UTC))
 
 
 def png(svg: str) -> Image.Image:
@@ -115,20 +77,6 @@ def test_warnings_are_red_in_the_failed_sync_chart() -> None:
     assert share(calm, render_svg.WARNING) < share(image, render_svg.WARNING) / 3
 
 
-def test_the_chart_breaks_the_time_axis_at_long_quiet_gaps() -> None:
-    segments = chart_layout.segments(story("checkout").entries)
-    assert len(segments) == 2  # yesterday's deployment, then today's story
-    assert segments[0][1] < segments[1][0]
-
-
 def test_svg_output_is_deterministic() -> None:
     timeline = story("checkout")
     assert render_svg.render(timeline, UTC) == render_svg.render(timeline, UTC)
-
-
-def test_labels_group_same_steps_of_many_objects() -> None:
-    layout = chart_layout.layout(list(story("checkout").entries))
-    texts = {chart_layout.shown(m) for seg in layout for m in seg.lanes[render_svg.Lane.RESOURCE]}
-    assert f"Pod Pulled · Created · Started {TIMES}3" in texts
-    assert f"Pod Killing {TIMES}3" in texts
-    assert f"Pod Unhealthy {TIMES}4" in texts
