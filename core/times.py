@@ -21,8 +21,17 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-def format_rfc3339(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+def format_rfc3339(moment: float | datetime, *, micro: bool = False) -> str:
+    """``2026-01-02T15:04:05Z`` in UTC, from Unix seconds or a datetime (a naive one is taken as UTC).
+
+    Fractions are dropped (Kubernetes' ``metav1.Time``); ``micro=True`` keeps microseconds
+    (``metav1.MicroTime``, as Leases want).
+    """
+    if isinstance(moment, datetime):
+        utc = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+    else:
+        utc = datetime.fromtimestamp(moment, UTC)
+    return utc.isoformat(timespec="microseconds" if micro else "seconds").replace("+00:00", "Z")
 
 
 def parse_rfc3339(text: str) -> float:

@@ -13,7 +13,6 @@ import os
 import signal
 import socket
 import uuid
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,10 @@ from typing import Any
 import click
 
 from argocd_lifecycle import logs
-from argocd_lifecycle.errors import ConfigError, UsageError
-from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings, parse_percent
+from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
-from argocd_lifecycle.http import address as http_address
+from argocd_lifecycle.generators.settings import ServeSettings, parse_listen, parse_percent, receiver_secret
 from argocd_lifecycle.times import parse_duration
 
 log = logging.getLogger(__name__)
@@ -46,42 +44,6 @@ class Duration(click.ParamType):  # type: ignore[type-arg]
         if seconds <= 0:
             self.fail(f"{value!r} must be longer than zero", param, ctx)
         return seconds
-
-
-@dataclass(frozen=True)
-class ServeSettings:
-    clusters_from: Path | None
-    kubeconfig: str | None
-    context: str | None
-    namespace: str
-    host: str
-    port: int
-    lifecycle: LifecycleSettings
-    probing: ProberSettings
-    leader_election: bool
-    identity: str
-    receiver_url: str
-    receiver_secret: bytes
-    plugin_configmap: str
-    log_level: str
-
-
-def parse_listen(text: str) -> tuple[str, int]:
-    return http_address.parse_listen(text, default_host="0.0.0.0")  # noqa: S104 - all interfaces by default
-
-
-def _secret_file(path: Path | None, url: str) -> bytes:
-    if not url:
-        return b""
-    if path is None:
-        raise UsageError("--receiver-url needs --receiver-secret-file (the HMAC secret shared with the receiver)")
-    try:
-        secret = path.read_bytes().strip()
-    except OSError as exc:
-        raise ConfigError(f"--receiver-secret-file {path}: {exc.strerror}") from exc
-    if not secret:
-        raise ConfigError(f"--receiver-secret-file {path}: the file is empty")
-    return secret
 
 
 def _terminated(signum: int, frame: object) -> None:
@@ -165,7 +127,7 @@ def serve(**opts: Any) -> None:
         leader_election=opts["leader_election"] and opts["clusters_from"] is None,
         identity=opts["identity"] or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
         receiver_url=opts["receiver_url"],
-        receiver_secret=_secret_file(opts["receiver_secret_file"], opts["receiver_url"]),
+        receiver_secret=receiver_secret(opts["receiver_secret_file"], opts["receiver_url"]),
         plugin_configmap=opts["plugin_configmap"],
         log_level=opts["log_level"],
     )

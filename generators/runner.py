@@ -11,7 +11,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
@@ -19,13 +19,12 @@ from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
-from argocd_lifecycle.generators.fleet.notify import AppSetRefresher, Notifier
+from argocd_lifecycle.generators.fleet.poster import Notifier
+from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.writer import KubeWriter, LogWriter
+from argocd_lifecycle.generators.service.settings import ServiceSettings
+from argocd_lifecycle.generators.settings import ServeSettings
 from argocd_lifecycle.kube import Kube, KubeSettings, connect
-
-if TYPE_CHECKING:
-    from argocd_lifecycle.generators.cli import ServeSettings
-    from argocd_lifecycle.generators.service.settings import ServiceSettings
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,6 @@ from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inve
 from argocd_lifecycle.generators.fleet.lifecycle import (
     LifecycleSettings,
     Observation,
-    ProbeResult,
     Step,
     Tracked,
     register,
@@ -30,8 +29,10 @@ from argocd_lifecycle.generators.fleet.lifecycle import (
     step,
 )
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
-from argocd_lifecycle.generators.fleet.notify import AppSetRefresher, Notifier, lifecycle_event
+from argocd_lifecycle.generators.fleet.poster import Notifier, lifecycle_event
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
+from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.fleet.writer import LogWriter, Writer
 

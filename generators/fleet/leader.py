@@ -14,10 +14,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from argocd_lifecycle.kube import Kube, KubeConflict, KubeError, KubeNotFound
+from argocd_lifecycle.times import format_rfc3339
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,8 @@ class LeaseSettings:
 
 
 def _microtime() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Now as a Lease's ``renewTime``/``acquireTime`` (metav1.MicroTime)."""
+    return format_rfc3339(time.time(), micro=True)
 
 
 class LeaderElector:

@@ -1,4 +1,4 @@
-"""The cluster lifecycle state machine (DESIGN.md §4), as pure functions.
+"""The cluster lifecycle state machine, as pure functions (docs/architecture.md has the phase table).
 
 ``step(previous, observation, settings, now) -> Step`` decides the new state and the events; it does
 no I/O and reads no clock, so every transition is table-tested. The runtime feeds it one observation
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.upgrade import UpgradeView, upgrade_view
 from argocd_lifecycle.model import Annotation, Phase, Reason
+from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
 
 
 @dataclass(frozen=True)
@@ -38,23 +39,6 @@ class Outcome(StrEnum):
     UNHEALTHY = "unhealthy"
     UNREACHABLE = "unreachable"
     UNSUPPORTED = "unsupported"
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    """What one probe of a cluster found."""
-
-    reachable: bool
-    #: why the probe failed or found the cluster unhealthy ("" when all was well)
-    error: str = ""
-    git_version: str = ""
-    readyz_ok: bool = False
-    nodes_known: bool = False
-    nodes: int = 0
-    nodes_ready: int = 0
-    #: kubelet (major, minor) of every node, sorted, one entry per distinct minor
-    node_minors: tuple[tuple[int, int], ...] = ()
-    unsupported: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,9 +111,9 @@ def outcome(probe: ProbeResult, settings: LifecycleSettings) -> Outcome:
 
 def _parse_since(text: str) -> datetime | None:
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.fromtimestamp(parse_rfc3339(text), UTC)
     except ValueError:
-        return None
+        return None  # a missing or hand-edited timestamp: the phase counts from now
 
 
 def register(obs: Observation, settings: LifecycleSettings, now: datetime) -> Step:
@@ -185,7 +169,7 @@ def step(prev: Tracked, obs: Observation, settings: LifecycleSettings, now: date
         s = replace(s, certificate_expires_at=obs.certificate_expires_at, certificate_warned=False)
     expires = s.certificate_expires_at
     if expires is not None and not s.certificate_warned and expires - now <= settings.certificate_warning:
-        stamp = f"{expires:%Y-%m-%dT%H:%M:%SZ}"
+        stamp = format_rfc3339(expires)
         if expires > now:
             message = f"a cluster certificate expires in {(expires - now).days} days ({stamp})"
         else:
@@ -284,14 +268,3 @@ def _message(
 
 def _nodes(probe: ProbeResult) -> str:
     return f"{probe.nodes_ready}/{probe.nodes} nodes Ready" if probe.nodes_known else "nodes unknown"
-
-
-def parse_percent(text: str, *, where: str) -> float:
-    """``90`` or ``90%`` -> 0.9, for the nodes-Ready threshold flag."""
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError as exc:
-        raise UsageError(f"{where}: {text!r} is not a percentage") from exc
-    if not 0 <= value <= 100:
-        raise UsageError(f"{where}: {text!r} must be between 0 and 100")
-    return value / 100

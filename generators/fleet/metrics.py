@@ -6,7 +6,7 @@ import contextlib
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
-from argocd_lifecycle.generators.fleet.lifecycle import ProbeResult
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.model import Phase
 
 

@@ -23,7 +23,7 @@ import httpcore
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret, Credentials
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.fleet.lifecycle import ProbeResult
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.versions import KubeVersion
 
 _NODE_PAGE = 500

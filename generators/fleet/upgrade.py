@@ -1,6 +1,6 @@
 """Upgrade detection: is this cluster in the middle of a Kubernetes upgrade, and towards which minor?
 
-Three signals (DESIGN.md §4): the ``argocd-lifecycle.io/upgrade-to`` annotation (an operator's or a
+Three signals: the ``argocd-lifecycle.io/upgrade-to`` annotation (an operator's or a
 webhook's intent), nodes on mixed kubelet minors, and a control-plane minor that changed while every
 node still lags behind it. Nodes lagging a control plane that did not change are not an upgrade:
 version skew within the supported window is a steady state.
@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.versions import KubeVersion
-
-if TYPE_CHECKING:
-    from argocd_lifecycle.generators.fleet.lifecycle import ProbeResult
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
-"""The contract between the inventory/prober (who knows the fleet) and the HTTP service (who serves it).
+"""The contract between the fleet engine (who knows the fleet) and the HTTP service (who serves it).
 
-The inventory side implements ``FleetView``; the service side only reads it. Both sides and their
-tests build against these types, so either can change inside without touching the other.
+The engine (``FleetEngine`` in engine.py) implements ``FleetView``; the service (generators/service)
+only reads it. The dependency runs one way: generators/service imports this module and nothing else
+of generators/fleet, and generators/fleet never imports generators/service (a test checks both). Both
+sides and their tests build against these types, so either can change inside without touching the other.
 """
 
 from __future__ import annotations
@@ -54,6 +56,6 @@ class FleetView(Protocol):
         ...
 
     def departed(self) -> frozenset[str]:
-        """Names of clusters whose Secret was deleted: an explicit departure (DESIGN §5), so leaving
-        an answer does not count against the mass-drop guard. Recent ones only (bounded memory)."""
+        """Names of clusters whose Secret was deleted: an explicit departure, so leaving an answer
+        does not count against the mass-drop guard. Recent ones only (bounded memory)."""
         ...

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.inventory import Change
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleEvent, Tracked
-from argocd_lifecycle.generators.service.params import rfc3339
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
 from argocd_lifecycle.model import EVENT_SOURCE, Annotation
+from argocd_lifecycle.times import format_rfc3339
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class EventSpec:
 
 def phase_annotations(state: Tracked) -> dict[str, str]:
     """The three annotations (the version only once a probe has reported it)."""
-    out = {Annotation.PHASE: state.phase.value, Annotation.PHASE_SINCE: rfc3339(state.since)}
+    out = {Annotation.PHASE: state.phase.value, Annotation.PHASE_SINCE: format_rfc3339(state.since)}
     if state.git_version:
         out[Annotation.KUBERNETES_VERSION] = state.git_version.removeprefix("v")
     return out
@@ -124,7 +124,7 @@ class KubeWriter:
         if not self._allowed():
             return
         try:
-            await asyncio.to_thread(self._upsert_event, spec, rfc3339(when))
+            await asyncio.to_thread(self._upsert_event, spec, format_rfc3339(when))
         except KubeError as exc:
             log.warning("%s", exc.message)
 

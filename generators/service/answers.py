@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from argocd_lifecycle.generators.fleet.view import ClusterState, FleetView
+from argocd_lifecycle.generators.service.admission import admitted
 from argocd_lifecycle.generators.service.errors import Unavailable
 from argocd_lifecycle.generators.service.guard import MassDropGuard
 from argocd_lifecycle.generators.service.inputs import ParamsRequest
-from argocd_lifecycle.generators.service.params import ClusterParams, admitted, answer, cluster_params
+from argocd_lifecycle.generators.service.params import ClusterParams, cluster_params, output_parameters
 from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 
@@ -88,7 +89,7 @@ class ParamsCache:
         wanted = request.input
         chosen = [p for c, p in zip(snapshot.clusters, snapshot.params, strict=True) if admitted(c, wanted)]
         body = json.dumps(
-            {"output": {"parameters": answer(chosen, wanted)}}, separators=(",", ":"), ensure_ascii=False
+            {"output": {"parameters": output_parameters(chosen, wanted)}}, separators=(",", ":"), ensure_ascii=False
         ).encode()
         result = Answer(body, frozenset(p["name"] for p in chosen))
         self._answers[request.answer_key] = result

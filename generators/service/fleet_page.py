@@ -12,8 +12,8 @@ from typing import TypedDict
 import jinja2
 
 from argocd_lifecycle.generators.fleet.view import ClusterState, FleetView
-from argocd_lifecycle.generators.service.params import rfc3339
 from argocd_lifecycle.model import Phase
+from argocd_lifecycle.times import format_rfc3339
 
 #: certificates expiring sooner than this are highlighted
 CERT_WARN_DAYS = 30
@@ -37,17 +37,21 @@ class FleetDocument(TypedDict):
     clusters: list[ClusterRow]
 
 
+def _stamp(moment: datetime | None) -> str | None:
+    return format_rfc3339(moment) if moment is not None else None
+
+
 def cluster_row(cluster: ClusterState) -> ClusterRow:
     return {
         "name": cluster.name,
         "server": cluster.server,
         "phase": cluster.phase.value,
-        "phaseSince": rfc3339(cluster.phase_since) or None,
+        "phaseSince": _stamp(cluster.phase_since),
         "message": cluster.message,
         "kubernetesVersion": cluster.git_version.removeprefix("v"),
         "nodes": cluster.nodes,
         "nodesReady": cluster.nodes_ready,
-        "certificateExpiresAt": rfc3339(cluster.certificate_expires_at) or None,
+        "certificateExpiresAt": _stamp(cluster.certificate_expires_at),
     }
 
 
@@ -114,5 +118,5 @@ class FleetPage:
             stale_seconds=fleet.stale_seconds(),
             refresh_seconds=self._refresh_seconds,
             cert_warn_days=CERT_WARN_DAYS,
-            now=rfc3339(now),
+            now=format_rfc3339(now),
         )

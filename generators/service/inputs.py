@@ -113,7 +113,7 @@ def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
 
 
 def stringify(value: Any) -> Any:
-    """Every leaf as a string (DESIGN.md §5: safe for goTemplate and fasttemplate alike)."""
+    """Every leaf as a string, so goTemplate and fasttemplate templates read the echo alike."""
     if isinstance(value, dict):
         return {str(k): stringify(v) for k, v in value.items()}
     if isinstance(value, list):

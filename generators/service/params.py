@@ -1,17 +1,17 @@
-"""Per-cluster parameter sets (DESIGN.md §5) and the filters that choose which clusters are answered.
+"""Per-cluster parameter sets: their wire shape, how one is built from a ClusterState, the answer list.
 
 The shared keys are shaped exactly like Argo CD's Cluster generator in goTemplate mode (``name``,
 ``nameNormalized``, ``server``, ``project``, ``metadata.labels``/``metadata.annotations`` present only
 when non-empty); Argo CD flattens nested maps with dots for fasttemplate, which gives the Cluster
 generator's flat keys (``metadata.labels.env``). So an ApplicationSet switches generators by changing
 only its generator block. Every value is a string, and nothing changes on a probe that changed nothing.
+Which clusters an answer holds is decided in admission.py.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
@@ -19,6 +19,7 @@ from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.service.inputs import GeneratorInput
 from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
+from argocd_lifecycle.times import format_rfc3339
 from argocd_lifecycle.versions import KubeVersion
 
 
@@ -70,15 +71,6 @@ def normalize_name(name: str) -> str:
     return cleaned.strip("-.")
 
 
-def rfc3339(moment: datetime | None) -> str:
-    """``2024-05-01T12:00:00Z`` (Kubernetes' metav1.Time form); naive datetimes are taken as UTC."""
-    if moment is None:
-        return ""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def kube_version(cluster: ClusterState) -> KubeVersion | None:
     if not cluster.git_version:
         return None
@@ -109,7 +101,7 @@ def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
         "metadata": metadata,
         "lifecycle": {
             "phase": cluster.phase.value,
-            "phaseSince": rfc3339(cluster.phase_since),
+            "phaseSince": format_rfc3339(cluster.phase_since) if cluster.phase_since is not None else "",
             "ready": _flag(cluster.ready),
             "syncEnabled": _flag(rule.sync_enabled),
             "prune": _flag(rule.prune),
@@ -125,44 +117,7 @@ def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
     }
 
 
-def _in_version_range(cluster: ClusterState, wanted: GeneratorInput) -> bool:
-    if wanted.min_version is None and wanted.max_version is None:
-        return True
-    version = kube_version(cluster)
-    if version is None:
-        return False  # cannot show the cluster is in range before its first good probe
-    low, high = wanted.min_version, wanted.max_version
-    return (low is None or _compare(version, low) >= 0) and (high is None or _compare(version, high) <= 0)
-
-
-def _compare(version: KubeVersion, bound: KubeVersion) -> int:
-    """Compare on the parts the bound names: maxVersion ``1.31`` admits 1.31.9, ``1.31.2`` does not."""
-    mine: tuple[int, ...] = version.key
-    theirs: tuple[int, ...] = bound.key
-    if bound.patch is not None:
-        mine, theirs = (*mine, version.patch or 0), (*theirs, bound.patch)
-    return (mine > theirs) - (mine < theirs)
-
-
-def admitted(cluster: ClusterState, wanted: GeneratorInput) -> bool:
-    """Whether ``cluster`` belongs in the answer for ``wanted``.
-
-    Admission is gated by readiness (``readyOnly``); after that a cluster stays through Degraded and
-    Unreachable, and leaves only when its Secret is deleted or, with ``dropDecommissioned``, when it
-    is being decommissioned.
-    """
-    if wanted.ready_only and not cluster.ready:
-        return False
-    if wanted.drop_decommissioned and cluster.phase is Phase.DECOMMISSIONING:
-        return False
-    if wanted.names and cluster.name not in wanted.names:
-        return False
-    if wanted.phases and cluster.phase not in wanted.phases:
-        return False
-    return wanted.selector.matches(cluster.labels) and _in_version_range(cluster, wanted)
-
-
-def answer(selected: Iterable[ClusterParams], wanted: GeneratorInput) -> list[dict[str, Any]]:
+def output_parameters(selected: Iterable[ClusterParams], wanted: GeneratorInput) -> list[dict[str, Any]]:
     """The ``output.parameters`` list: one set per cluster, or one ``{"clusters": [...]}`` set."""
     if wanted.flat_list:
         flat: dict[str, Any] = {"clusters": list(selected)}

@@ -1,9 +1,9 @@
 """The phase-driven sync policy: which phases may sync automatically, prune and self-heal.
 
-The defaults follow DESIGN.md §5 and the issue: a cluster that is Ready gets the full automated sync;
-Pending clusters do not sync yet; while a cluster upgrades or is degraded nothing is pruned (resources
-that look orphaned may only be missing for a moment); Unreachable and Decommissioning clusters get no
-automation at all. Operators override single cells with a small YAML file::
+By default a cluster that is Ready gets the full automated sync; Pending clusters do not sync yet;
+while a cluster upgrades or is degraded nothing is pruned (resources that look orphaned may only be
+missing for a moment); Unreachable and Decommissioning clusters get no automation at all. Operators
+override single cells with a small YAML file::
 
     Upgrading: {prune: true}
     Degraded:  {selfHeal: false}

@@ -28,7 +28,7 @@ Flags (environment variable in brackets):
     Answer 503 when an answer would lose more than this share of the clusters of the last answer for
     the same ApplicationSet and input (unless the input sets ``allowMassDrop: true``); 100 disables it.
 ``--policy-file FILE`` [ARGOCD_LIFECYCLE_POLICY_FILE]
-    YAML overrides of the phase -> syncEnabled/prune/selfHeal table (see generators/policy.py).
+    YAML overrides of the phase -> syncEnabled/prune/selfHeal table (see generators/service/policy.py).
 """
 
 from __future__ import annotations

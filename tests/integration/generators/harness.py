@@ -12,12 +12,12 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from argocd_lifecycle.generators.cli import ServeSettings
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.runner import Fleet, start_fleet
+from argocd_lifecycle.generators.settings import ServeSettings
 
 FAST = LifecycleSettings(ready_after=2, unreachable_after=2, certificate_warning=timedelta(days=14))
 

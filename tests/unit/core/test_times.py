@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 import pytest
 
 from argocd_lifecycle.times import MAX_SECONDS, format_rfc3339, parse_duration, parse_rfc3339
@@ -47,6 +49,18 @@ def test_a_non_string_is_refused_not_crashed_on() -> None:
 def test_format_is_utc_to_the_second() -> None:
     assert format_rfc3339(0) == "1970-01-01T00:00:00Z"
     assert format_rfc3339(1767366245.9) == "2026-01-02T15:04:05Z"  # fractions dropped, not rounded
+
+
+def test_format_takes_datetimes_in_any_zone_and_naive_ones_as_utc() -> None:
+    assert format_rfc3339(datetime(2026, 1, 2, 17, 4, 5, 900_000, tzinfo=timezone(timedelta(hours=2)))) == (
+        "2026-01-02T15:04:05Z"
+    )
+    assert format_rfc3339(datetime(2026, 1, 2, 15, 4, 5)) == "2026-01-02T15:04:05Z"
+
+
+def test_format_with_microseconds_for_micro_time() -> None:
+    assert format_rfc3339(1767366245.25, micro=True) == "2026-01-02T15:04:05.250000Z"
+    assert format_rfc3339(datetime(2026, 1, 2, 15, 4, 5, tzinfo=UTC), micro=True) == "2026-01-02T15:04:05.000000Z"
 
 
 @pytest.mark.parametrize(

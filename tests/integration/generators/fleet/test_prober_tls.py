@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.cluster_secrets import parse_secret
-from argocd_lifecycle.generators.fleet.lifecycle import ProbeResult
 from argocd_lifecycle.generators.fleet.metrics import error_kind
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
 from tests.integration.generators.loopback import CertAuthority, LoopbackCluster
 

@@ -1,4 +1,4 @@
-"""Table tests of the pure lifecycle state machine: every transition of DESIGN.md §4."""
+"""Table tests of the pure lifecycle state machine: every transition, each rule in its priority order."""
 
 from __future__ import annotations
 
@@ -7,18 +7,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.fleet.lifecycle import (
     LifecycleSettings,
     Observation,
-    ProbeResult,
     Step,
     Tracked,
-    parse_percent,
     register,
     removed,
     step,
 )
+from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.model import Annotation, Phase, Reason
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -279,6 +277,18 @@ def test_resume_from_annotations_without_registered_event() -> None:
     assert run.phases[-1] is Phase.READY and run.reasons[-1] is Reason.RECOVERED
 
 
+@pytest.mark.parametrize("since", ["2025-12-31T12:00:00+02:00", "2025-12-31T10:00:00.5Z"])
+def test_resume_reads_any_rfc3339_zone(since: str) -> None:
+    run = Run(annotations={Annotation.PHASE: "Ready", Annotation.PHASE_SINCE: since})
+    assert run.state.since.replace(microsecond=0) == datetime(2025, 12, 31, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("since", ["", "yesterday", "2025-12-31T10:00:00"])
+def test_resume_without_a_usable_phase_since_counts_from_now(since: str) -> None:
+    run = Run(annotations={Annotation.PHASE: "Ready", Annotation.PHASE_SINCE: since})
+    assert run.state.phase is Phase.READY and run.state.since == T0
+
+
 def test_unsupported_auth_stays_pending_with_reason() -> None:
     run = Run().probe(*[ProbeResult(reachable=False, unsupported="exec-provider auth is not supported")] * 4)
     assert run.phases[-1] is Phase.PENDING and run.state.message.startswith("unsupported: exec-provider")
@@ -292,14 +302,3 @@ def test_removed_event_carries_last_phase() -> None:
 def test_zero_nodes_is_healthy_for_a_bare_control_plane() -> None:
     run = Run().probe(*[good(nodes=0, minors=())] * 3)
     assert run.phases[-1] is Phase.READY
-
-
-@pytest.mark.parametrize(("text", "value"), [("90", 0.9), ("100%", 1.0), ("0", 0.0)])
-def test_parse_percent(text: str, value: float) -> None:
-    assert parse_percent(text, where="--min-nodes-ready") == value
-
-
-@pytest.mark.parametrize("text", ["x", "101", "-1"])
-def test_parse_percent_rejects(text: str) -> None:
-    with pytest.raises(UsageError, match="--min-nodes-ready"):
-        parse_percent(text, where="--min-nodes-ready")

@@ -1,4 +1,4 @@
-"""Request parsing: every mistake is an InputError whose message names the field; selectors."""
+"""Request parsing: every mistake is an InputError whose message names the field."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from argocd_lifecycle.generators.service.errors import InputError
 from argocd_lifecycle.generators.service.inputs import parse_request
-from argocd_lifecycle.generators.service.selector import LabelSelector
 
 
 def _request(parameters: object) -> bytes:
@@ -104,26 +103,3 @@ def test_keys_are_canonical_and_the_guard_key_ignores_allow_mass_drop() -> None:
     assert a.selection_key == c.selection_key
     assert a.answer_key != c.answer_key
     assert c.input.allow_mass_drop is True
-
-
-@pytest.mark.parametrize(
-    ("selector", "labels", "matches"),
-    [
-        ({}, {}, True),
-        ({"matchLabels": {"env": "prod"}}, {"env": "prod", "x": "y"}, True),
-        ({"matchLabels": {"env": "prod"}}, {"env": "dev"}, False),
-        ({"matchExpressions": [{"key": "env", "operator": "In", "values": ["a", "b"]}]}, {"env": "b"}, True),
-        ({"matchExpressions": [{"key": "env", "operator": "In", "values": ["a"]}]}, {}, False),
-        ({"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["a"]}]}, {}, True),
-        ({"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["a"]}]}, {"env": "a"}, False),
-        ({"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}, {"gpu": ""}, True),
-        ({"matchExpressions": [{"key": "gpu", "operator": "DoesNotExist"}]}, {"gpu": ""}, False),
-        (
-            {"matchLabels": {"env": "prod"}, "matchExpressions": [{"key": "gpu", "operator": "Exists"}]},
-            {"env": "prod"},
-            False,
-        ),
-    ],
-)
-def test_label_selector_semantics(selector: dict[str, object], labels: dict[str, str], matches: bool) -> None:
-    assert LabelSelector.parse(selector, "s").matches(labels) is matches

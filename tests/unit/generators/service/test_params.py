@@ -1,4 +1,4 @@
-"""Parameter sets: shape shared with Argo CD's Cluster generator, lifecycle keys, filters."""
+"""Parameter sets: shape shared with Argo CD's Cluster generator, lifecycle keys, the output list."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from argocd_lifecycle.generators.service.inputs import parse_parameters
-from argocd_lifecycle.generators.service.params import admitted, answer, cluster_params, normalize_name
+from argocd_lifecycle.generators.service.params import cluster_params, normalize_name, output_parameters
 from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 
@@ -111,46 +111,15 @@ def test_policy_overrides_change_the_parameters() -> None:
     assert cluster_params(cluster("c", Phase.UNREACHABLE), policy)["lifecycle"]["syncEnabled"] == "false"
 
 
-def _names(params: dict[str, Any]) -> list[str]:
-    wanted = parse_parameters(params)
-    return [c.name for c in sample_fleet() if admitted(c, wanted)]
-
-
-def test_ready_only_by_default_keeps_degraded_unreachable_and_decommissioning() -> None:
-    assert _names({}) == ["prod-eu-1", "prod-us-1", "staging-1", "edge-7", "old-1"]
-    assert "new-1" in _names({"readyOnly": False})
-    assert "new-1" in _names({"readyOnly": "false"})
-
-
-def test_drop_decommissioned_is_explicit() -> None:
-    assert "old-1" not in _names({"dropDecommissioned": True})
-
-
-def test_names_phases_and_selector_filters() -> None:
-    assert _names({"names": ["edge-7", "nope"]}) == ["edge-7"]
-    assert _names({"phases": ["Degraded", "Unreachable"]}) == ["prod-us-1", "edge-7"]
-    assert _names({"labelSelector": {"matchLabels": {"env": "staging"}}}) == ["staging-1"]
-    assert _names(
-        {"labelSelector": {"matchExpressions": [{"key": "region", "operator": "NotIn", "values": ["eu"]}]}}
-    ) == ["prod-us-1", "staging-1", "edge-7", "old-1"]
-
-
-def test_version_bounds_compare_on_the_parts_they_name() -> None:
-    assert _names({"minVersion": "1.29", "maxVersion": "1.30"}) == ["prod-eu-1", "prod-us-1", "staging-1"]
-    assert _names({"maxVersion": "1.30.3"}) == ["prod-eu-1", "prod-us-1", "edge-7", "old-1"]
-    assert _names({"minVersion": "v1.30.3"}) == ["staging-1"]
-    unknown = cluster("fresh", version="")
-    assert admitted(unknown, parse_parameters({})) is True
-    assert admitted(unknown, parse_parameters({"minVersion": "1.20"})) is False
-
-
 def test_flat_list_and_input_echo() -> None:
     wanted = parse_parameters({"flatList": True, "env": "prod", "n": 3, "x": {"on": True, "l": [1.0, None]}})
     sets = [cluster_params(c, POLICY) for c in sample_fleet()[:2]]
-    (flat,) = answer(sets, wanted)
+    (flat,) = output_parameters(sets, wanted)
     assert [c["name"] for c in flat["clusters"]] == ["prod-eu-1", "prod-us-1"]
     assert flat["input"] == {"flatList": "true", "env": "prod", "n": "3", "x": {"on": "true", "l": ["1", ""]}}
-    per_cluster = answer(sets, parse_parameters({"env": "prod"}))
+    per_cluster = output_parameters(sets, parse_parameters({"env": "prod"}))
     assert [p["input"] for p in per_cluster] == [{"env": "prod"}, {"env": "prod"}]
-    assert "input" not in answer(sets, parse_parameters({}))[0]
-    assert answer([], parse_parameters({"flatList": True})) == [{"clusters": [], "input": {"flatList": "true"}}]
+    assert "input" not in output_parameters(sets, parse_parameters({}))[0]
+    assert output_parameters([], parse_parameters({"flatList": True})) == [
+        {"clusters": [], "input": {"flatList": "true"}}
+    ]

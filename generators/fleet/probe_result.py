@@ -1,0 +1,22 @@
+"""What one probe of a cluster found: the prober's output, the state machine's and upgrade detection's input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What one probe of a cluster found."""
+
+    reachable: bool
+    #: why the probe failed or found the cluster unhealthy ("" when all was well)
+    error: str = ""
+    git_version: str = ""
+    readyz_ok: bool = False
+    nodes_known: bool = False
+    nodes: int = 0
+    nodes_ready: int = 0
+    #: kubelet (major, minor) of every node, sorted, one entry per distinct minor
+    node_minors: tuple[tuple[int, int], ...] = ()
+    unsupported: str = ""

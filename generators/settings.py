@@ -1,0 +1,65 @@
+"""The settings of ``generator serve`` as a whole, read once at start-up from its flags.
+
+``ServeSettings`` is what the command (cli.py) hands to the wiring (runner.py); the HTTP service's own
+settings are ``ServiceSettings`` (service/settings.py). The helpers below turn flag text into typed
+values, each failure one UsageError or ConfigError naming the flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from argocd_lifecycle.errors import ConfigError, UsageError
+from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
+from argocd_lifecycle.generators.fleet.prober import ProberSettings
+from argocd_lifecycle.http import address as http_address
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    clusters_from: Path | None
+    kubeconfig: str | None
+    context: str | None
+    namespace: str
+    host: str
+    port: int
+    lifecycle: LifecycleSettings
+    probing: ProberSettings
+    leader_election: bool
+    identity: str
+    receiver_url: str
+    receiver_secret: bytes
+    plugin_configmap: str
+    log_level: str
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``--listen HOST:PORT``; a bare ``:PORT`` listens on every interface."""
+    return http_address.parse_listen(text, default_host="0.0.0.0")  # noqa: S104 - all interfaces by default
+
+
+def parse_percent(text: str, *, where: str) -> float:
+    """``90`` or ``90%`` -> 0.9, for the nodes-Ready threshold flag."""
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError as exc:
+        raise UsageError(f"{where}: {text!r} is not a percentage") from exc
+    if not 0 <= value <= 100:
+        raise UsageError(f"{where}: {text!r} must be between 0 and 100")
+    return value / 100
+
+
+def receiver_secret(path: Path | None, url: str) -> bytes:
+    """The HMAC secret shared with the receiver, from ``--receiver-secret-file`` (needed with a URL)."""
+    if not url:
+        return b""
+    if path is None:
+        raise UsageError("--receiver-url needs --receiver-secret-file (the HMAC secret shared with the receiver)")
+    try:
+        secret = path.read_bytes().strip()
+    except OSError as exc:
+        raise ConfigError(f"--receiver-secret-file {path}: {exc.strerror}") from exc
+    if not secret:
+        raise ConfigError(f"--receiver-secret-file {path}: the file is empty")
+    return secret

@@ -1,0 +1,52 @@
+"""Cluster Secrets from files (``--clusters-from``): lists, multi-document YAML, edits, broken files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from argocd_lifecycle.generators.fleet.file_source import FileSource
+from argocd_lifecycle.generators.fleet.inventory import Inventory
+from tests.unit.core.cluster_secret_manifests import secret
+
+
+def test_file_source_reads_lists_and_multi_documents_and_survives_a_broken_file(tmp_path: Path) -> None:
+    import yaml
+
+    one = secret(string_data={"name": "a", "server": "https://a"})
+    two = secret("c2", string_data={"name": "b", "server": "https://b"})
+    three = secret("c3", string_data={"name": "c", "server": "https://c"})
+    (tmp_path / "multi.yaml").write_text(yaml.safe_dump_all([one, {"kind": "ConfigMap", "metadata": {"name": "x"}}]))
+    (tmp_path / "list.json").write_text(json.dumps({"kind": "List", "items": [two]}))
+    (tmp_path / "notes.txt").write_text("ignored")
+    inv = Inventory("argocd")
+    source = FileSource(tmp_path, inv)
+    assert source.scan()
+    assert sorted(s.name for s in inv.secrets.values()) == ["a", "b"]
+    assert not source.scan()  # nothing changed
+
+    edited = FileSource(tmp_path, inv, full_every=0)  # every poll a full scan: in-place edits too
+    edited.scan()
+    (tmp_path / "multi.yaml").write_text(yaml.safe_dump(secret(string_data={"name": "a2", "server": "https://a"})))
+    assert edited.scan() and "a2" in {s.name for s in inv.secrets.values()}
+    (tmp_path / "multi.yaml").write_text(yaml.safe_dump(one))
+    assert edited.scan()
+
+    (tmp_path / "list.json").write_text("{broken")
+    (tmp_path / "more.yaml").write_text(yaml.safe_dump(three))
+    assert source.scan()
+    assert sorted(s.name for s in inv.secrets.values()) == ["a", "b", "c"]  # b kept from the last good read
+    assert "list.json" in str(next(iter(source.problems)))
+
+    (tmp_path / "list.json").unlink()
+    assert source.scan()
+    assert sorted(s.name for s in inv.secrets.values()) == ["a", "c"]
+
+
+def test_file_source_names_a_missing_path(tmp_path: Path) -> None:
+    from argocd_lifecycle.errors import UsageError
+
+    with pytest.raises(UsageError, match="does not exist"):
+        FileSource(tmp_path / "nope", Inventory())
