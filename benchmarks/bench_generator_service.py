@@ -83,6 +83,9 @@ class BenchFleet:
     def stale_seconds(self) -> float:
         return 0.0
 
+    def departed(self) -> frozenset[str]:
+        return frozenset()  # a fixed fleet: no cluster Secret is ever deleted
+
 
 def serve(port: int, token_file: Path, clusters: int) -> None:
     import uvicorn
