@@ -1,1 +1,3 @@
-"""The fleet: cluster inventory, prober, lifecycle state machine and the plugin-generator service."""
+"""The generators part: ``fleet/`` (inventory, prober, lifecycle, writers) and ``service/`` (the plugin
+generator's HTTP service, which reads the fleet only through fleet/view.py); ``cli.py``, ``settings.py``
+and ``runner.py`` wire both into ``generator serve``."""
