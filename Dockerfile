@@ -1,69 +1,85 @@
 # syntax=docker/dockerfile:1.7
-# One image for every role of argocd-lifecycle: the repo-server CMP sidecar, the generator, the receiver
-# and the notifications apply Job. Build: docker build -t argocd-lifecycle:0.1.0 .
-# Every upstream binary is pinned by version and verified against its published SHA-256.
+# One image for every role of argocd-lifecycle: the repo-server CMP sidecar, the generator and the
+# receiver. Build: docker build -t argocd-lifecycle:0.1.0 .
+# `make image` builds the same image without a container engine (tools/image/): the same Debian
+# release and packages (tools/image/debian.lock), the same Python dependency lock, the same helm and
+# kustomize builds (checked by sha256), the same user and entrypoint. tests/unit/chart/test_dockerfile.py
+# checks that this file and tools/image/versions.env agree.
 
-ARG PYTHON_IMAGE=python:3.11.13-slim-bookworm
+ARG DEBIAN_IMAGE=debian:bookworm-20250520-slim@sha256:90522eeb7e5923ee2b871c639059537b30521272f10ca86fdbbbb2b75a8c40cd
+ARG GO_IMAGE=golang:1.26.8-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d
 
-# --- wheels: build our wheel and collect every dependency as a wheel; nothing of this stage ships ---
-FROM ${PYTHON_IMAGE} AS wheels
+# --- tools: helm and kustomize from the Go module proxy, built as tools/build.sh builds them. Go builds
+#     are reproducible, so the binaries must have the pinned checksums; nothing of this stage ships ---
+FROM ${GO_IMAGE} AS tools
+ARG GO_VERSION=1.26.8
+ARG HELM_VERSION=v3.18.4
+ARG HELM_SHA256=d99de83ceb9dc4a5c251ca50990596cfad826538b193acad94cf04823caf40cc
+ARG KUSTOMIZE_VERSION=v5.7.0
+ARG KUSTOMIZE_SHA256=9fbe0b9ccc99ce2819cb4cfcbff0065e3a39ea87d1fc632f0d542f2538eb8d94
+ENV GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOBIN=/out
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+RUN go version | grep -q " go${GO_VERSION} " \
+ && go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION} -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=33" \
+      "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" \
+ && go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" \
+ && echo "${HELM_SHA256}  /out/helm" | sha256sum --check --strict \
+ && echo "${KUSTOMIZE_SHA256}  /out/kustomize" | sha256sum --check --strict
+
+# --- venv: the locked dependencies (hash-checked) and our wheel in a virtual environment of Debian's
+#     python3.11; pip, the build backend and binutils stay in this stage ---
+FROM ${DEBIAN_IMAGE} AS venv
+ARG VERSION=0.1.0
+ARG VENV=/opt/argocd-lifecycle
+ARG PIP_WHEEL=pip-26.3-py3-none-any.whl
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+RUN --mount=type=bind,source=tools/image/debian.lock,target=/tmp/debian.lock \
+    apt-get update \
+ && apt-get install -y --no-install-recommends $(awk '!/^#/ && NF {print $1 "=" $2}' /tmp/debian.lock) \
+      python3-pip binutils \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+COPY requirements ./requirements
+RUN python3 -m pip download --no-cache-dir --no-deps --require-hashes --only-binary=:all: --dest /wheels \
+      -r requirements/image.txt -r requirements/build.txt
 COPY pyproject.toml README.md ./
 COPY core ./core
 COPY plugin ./plugin
 COPY generators ./generators
 COPY notifications ./notifications
-RUN python -m pip wheel --no-cache-dir --wheel-dir /wheels .
+RUN python3.11 -m venv --without-pip /build \
+ && /build/bin/python /wheels/${PIP_WHEEL}/pip install --no-cache-dir --no-index --find-links=/wheels \
+      --require-hashes --no-deps -r requirements/build.txt \
+ && /build/bin/python -m pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels . \
+ && python3.11 -m venv --without-pip ${VENV} \
+ && ${VENV}/bin/python /wheels/${PIP_WHEEL}/pip install --no-cache-dir --no-index --find-links=/wheels \
+      --require-hashes --no-deps --no-compile -r requirements/image.txt \
+ && ${VENV}/bin/python /wheels/${PIP_WHEEL}/pip install --no-cache-dir --no-index --find-links=/wheels \
+      --no-deps --no-compile argocd-lifecycle==${VERSION} \
+ && find ${VENV} -name '*.so*' -type f -exec strip --strip-unneeded {} + \
+ && python3.11 -m compileall -q --invalidation-mode unchecked-hash ${VENV}/lib
 
-# --- tools: helm, kustomize and kubectl release binaries, checked before use ---
-FROM ${PYTHON_IMAGE} AS tools
-ARG TARGETARCH=amd64
-ARG HELM_VERSION=v3.18.4
-ARG HELM_SHA256_AMD64=f8180838c23d7c7d797b208861fecb591d9ce1690d8704ed1e4cb8e2add966c1
-ARG HELM_SHA256_ARM64=c0a45e67eef0c7416a8a8c9e9d5d2d30d70e4f4d3f7bea5de28241fffa8f3b89
-ARG KUSTOMIZE_VERSION=v5.7.0
-ARG KUSTOMIZE_SHA256_AMD64=0d98f06d6d2c2c0ff8923cc136a517af74aaa187f1b9f3e17ff370d0625ede84
-ARG KUSTOMIZE_SHA256_ARM64=744bb1bc1854b6634dea9eaf6db2f401a734ed25d6837baa6f91157d79c27d5e
-ARG KUBECTL_VERSION=v1.33.1
-ARG KUBECTL_SHA256_AMD64=5de4e9f2266738fd112b721265a0c1cd7f4e5208b670f811861f699474a100a3
-ARG KUBECTL_SHA256_ARM64=d595d1a26b7444e0beb122e25750ee4524e74414bbde070b672b423139295ce6
-SHELL ["/bin/bash", "-o", "pipefail", "-c"]
-RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates curl \
- && rm -rf /var/lib/apt/lists/*
-WORKDIR /download
-RUN case "${TARGETARCH}" in \
-      amd64) helm_sha="${HELM_SHA256_AMD64}"; kustomize_sha="${KUSTOMIZE_SHA256_AMD64}"; kubectl_sha="${KUBECTL_SHA256_AMD64}" ;; \
-      arm64) helm_sha="${HELM_SHA256_ARM64}"; kustomize_sha="${KUSTOMIZE_SHA256_ARM64}"; kubectl_sha="${KUBECTL_SHA256_ARM64}" ;; \
-      *) echo "unsupported TARGETARCH ${TARGETARCH}" >&2; exit 1 ;; \
-    esac \
- && curl -fsSL --proto '=https' --tlsv1.2 -o helm.tar.gz \
-      "https://get.helm.sh/helm-${HELM_VERSION}-linux-${TARGETARCH}.tar.gz" \
- && echo "${helm_sha}  helm.tar.gz" | sha256sum --check --strict \
- && curl -fsSL --proto '=https' --tlsv1.2 -o kustomize.tar.gz \
-      "https://github.com/kubernetes-sigs/kustomize/releases/download/kustomize%2F${KUSTOMIZE_VERSION}/kustomize_${KUSTOMIZE_VERSION}_linux_${TARGETARCH}.tar.gz" \
- && echo "${kustomize_sha}  kustomize.tar.gz" | sha256sum --check --strict \
- && curl -fsSL --proto '=https' --tlsv1.2 -o kubectl \
-      "https://dl.k8s.io/release/${KUBECTL_VERSION}/bin/linux/${TARGETARCH}/kubectl" \
- && echo "${kubectl_sha}  kubectl" | sha256sum --check --strict \
- && mkdir -p /out \
- && tar -xzf helm.tar.gz --strip-components=1 -C /out "linux-${TARGETARCH}/helm" \
- && tar -xzf kustomize.tar.gz -C /out kustomize \
- && install -m 0755 kubectl /out/kubectl \
- && chmod 0755 /out/helm /out/kustomize
-
-# --- final: the wheel, the three binaries, nothing else ---
-FROM ${PYTHON_IMAGE}
+# --- final: Debian's python3.11 at the locked versions, the venv, the two tools, nothing else ---
+FROM ${DEBIAN_IMAGE}
 ARG VERSION=0.1.0
+ARG VENV=/opt/argocd-lifecycle
+ARG IMAGE_UID=999
 LABEL org.opencontainers.image.title="argocd-lifecycle" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+RUN --mount=type=bind,source=tools/image/debian.lock,target=/tmp/debian.lock \
+    apt-get update \
+ && apt-get install -y --no-install-recommends $(awk '!/^#/ && NF {print $1 "=" $2}' /tmp/debian.lock) \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/* \
+ && python3.11 -m compileall -q --invalidation-mode unchecked-hash /usr/lib/python3.11
 # uid/gid 999 like Argo CD's images: the CMP socket folder is shared with the repo-server
-RUN groupadd --system --gid 999 argocd \
- && useradd --system --uid 999 --gid 999 --home-dir /home/argocd --create-home --shell /usr/sbin/nologin argocd
-RUN --mount=type=bind,from=wheels,source=/wheels,target=/wheels \
-    python -m pip install --no-cache-dir --no-index --find-links=/wheels argocd-lifecycle==${VERSION}
-COPY --from=tools --chown=0:0 /out/helm /out/kustomize /out/kubectl /usr/local/bin/
+RUN groupadd --system --gid ${IMAGE_UID} argocd \
+ && useradd --system --uid ${IMAGE_UID} --gid ${IMAGE_UID} --home-dir /tmp --no-create-home --shell /usr/sbin/nologin argocd \
+ && mkdir -p /etc/ssl/certs \
+ && ln -sfn ${VENV}/lib/python3.11/site-packages/certifi/cacert.pem /etc/ssl/certs/ca-certificates.crt
+COPY --from=venv ${VENV} ${VENV}
+COPY --from=tools --chown=0:0 /out/helm /out/kustomize /usr/local/bin/
 # A read-only root file system in mind: every writable path is under /tmp (an emptyDir in the pods).
 ENV HOME=/tmp \
     XDG_CACHE_HOME=/tmp/.cache \
@@ -73,7 +89,10 @@ ENV HOME=/tmp \
     HELM_CONFIG_HOME=/tmp/.config/helm \
     HELM_DATA_HOME=/tmp/.local/share/helm \
     PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1
+    PYTHONUNBUFFERED=1 \
+    SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+    PATH=/opt/argocd-lifecycle/bin:/usr/local/bin:/usr/bin:/bin \
+    LANG=C.UTF-8
 WORKDIR /tmp
 USER 999:999
 ENTRYPOINT ["argocd-lifecycle"]
