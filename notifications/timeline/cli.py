@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
 import click
@@ -10,10 +10,23 @@ import click
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request, build
 from argocd_lifecycle.notifications.timeline.model import Timeline
-from argocd_lifecycle.notifications.timeline.times import parse_duration
+from argocd_lifecycle.times import parse_duration
 
 FORMATS = ("table", "json", "markdown", "svg")
 LIVE_DEFAULT_SINCE = "2h"
+#: the longest --since: far beyond what Kubernetes keeps, and still a date when counted back from now
+LONGEST_SINCE = 100 * 365 * 86400.0
+
+
+def parse_since(text: str) -> timedelta:
+    """``--since``: a duration longer than zero (2h, 90m, 1h30m, 7d), a century at most."""
+    try:
+        seconds = parse_duration(text, longest=LONGEST_SINCE)
+    except ValueError as exc:
+        raise UsageError(f"--since {exc}") from exc
+    if seconds <= 0:
+        raise UsageError(f"--since {text!r} must be longer than zero")
+    return timedelta(seconds=seconds)
 
 
 def render(timeline: Timeline, output: str, tz: tzinfo | None) -> str:
@@ -92,7 +105,7 @@ def timeline(
         raise click.UsageError("--from-file reads files only: drop --kubeconfig/--context")
     since_text = since if since is not None else (None if from_files else LIVE_DEFAULT_SINCE)
     try:
-        window = parse_duration(since_text) if since_text else None
+        window = parse_since(since_text) if since_text else None
     except UsageError as exc:
         raise click.BadParameter(str(exc).removeprefix("--since "), param_hint="--since") from exc
     request = Request(
