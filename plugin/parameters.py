@@ -9,7 +9,6 @@ drift (a test checks it). Values are checked here, once, before anything renders
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +74,7 @@ class ParamSpec:
     @property
     def field(self) -> str:
         """The ``Parameters`` attribute: ``hpaAwareReplicas`` -> ``hpa_aware_replicas``."""
-        return re.sub(r"([A-Z])", r"_\1", self.name).lower()
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in self.name)
 
     @property
     def collection(self) -> str:

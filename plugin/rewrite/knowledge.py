@@ -7,7 +7,6 @@ file of the same shape (or in pluto's ``deprecated-versions`` shape, so existing
 from __future__ import annotations
 
 import functools
-import importlib.resources
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,11 +212,15 @@ def parse_rules(data: Any, origin: str) -> tuple[list[ApiRule], str]:
     return rules, str(data.get("dataVersion") or "")
 
 
+#: shipped next to the package as a plain file; read by path, as importlib.resources would import
+#: zipfile and tempfile on every render (a few ms of a cold start that Argo CD pays per render)
+TABLE = Path(__file__).parents[1] / "data" / "deprecations.yaml"
+
+
 @functools.cache
 def builtin() -> KnowledgeBase:
-    text = (importlib.resources.files("argocd_lifecycle.plugin") / "data" / "deprecations.yaml").read_text(
-        encoding="utf-8"
-    )
+    """The built-in table, parsed once per process."""
+    text = TABLE.read_text(encoding="utf-8")
     rules, data_version = parse_rules(yamlio.load(text), BUILTIN)
     return KnowledgeBase(rules, data_version=data_version)
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from argocd_lifecycle.model import Annotation, Phase
+from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 
-PROTECTIVE_PHASES = (Phase.DECOMMISSIONING.value, Phase.UNREACHABLE.value)
 PROTECTIVE_OPTIONS = ("Prune=false", "Delete=false")
 
 
@@ -18,7 +17,7 @@ def merge_sync_options(existing: str, required: tuple[str, ...]) -> str:
 
 
 def forbid_prune_and_delete(manifests: list[Manifest], diagnostics: Diagnostics) -> list[Manifest]:
-    """Every object gets ``Prune=false,Delete=false`` (the plan adds this step in protective phases)."""
+    """Every object gets ``Prune=false,Delete=false`` (the plan adds this step in the protective phases)."""
     out = []
     for m in manifests:
         meta = dict(m.obj.get("metadata") or {})

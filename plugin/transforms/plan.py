@@ -16,12 +16,12 @@ from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
-from argocd_lifecycle.plugin.transforms.lifecycle import PROTECTIVE_PHASES, forbid_prune_and_delete
 from argocd_lifecycle.plugin.transforms.provenance import StampRenderedFor
 from argocd_lifecycle.plugin.transforms.rewrite_apis import RewriteApis
-from argocd_lifecycle.plugin.transforms.validate_schemas import ValidateSchemas
 
 Transform = Callable[[list[Manifest], Diagnostics], list[Manifest]]
+#: the cluster phases in which objects are protected from pruning and deletion
+PROTECTIVE_PHASES = (Phase.DECOMMISSIONING.value, Phase.UNREACHABLE.value)
 
 
 def target_of(settings: PluginSettings) -> Target:
@@ -42,11 +42,16 @@ def plan(settings: PluginSettings) -> tuple[Transform, ...]:
         steps.append(RewriteApis.for_settings(settings, target))
     if params.hpa_aware_replicas:
         steps.append(drop_autoscaled_replicas)
+    # the steps that are off by default are imported only when on: every render starts a process
     if settings.cluster_phase in PROTECTIVE_PHASES:
+        from argocd_lifecycle.plugin.transforms.lifecycle import forbid_prune_and_delete
+
         steps.append(forbid_prune_and_delete)
     if settings.kube_version is not None:
         steps.append(StampRenderedFor(settings.kube_version.minor_version))
     if params.validate:
+        from argocd_lifecycle.plugin.transforms.validate_schemas import ValidateSchemas
+
         steps.append(ValidateSchemas.for_target(target))
     return tuple(steps)
 
