@@ -10,14 +10,16 @@ _UNITS = (86400.0, 3600.0, 60.0, 1.0, 0.001)
 MAX_SECONDS = 366 * 86400.0
 
 
-def parse_duration(text: str) -> float:
-    """Seconds in ``text``; raises ValueError naming the accepted form."""
+def parse_duration(text: str, *, longest: float = MAX_SECONDS) -> float:
+    """Seconds in ``text``, at most ``longest`` (a year unless the caller allows more); raises
+    ValueError naming the accepted form."""
     match = _DURATION.match(text.strip()) if isinstance(text, str) else None
     if not match or not any(match.groups()):
         raise ValueError(f"{text!r} is not a duration like 30s, 5m, 2h or 1h30m")
     seconds = sum(float(part) * unit for part, unit in zip(match.groups(), _UNITS, strict=True) if part)
-    if seconds > MAX_SECONDS:
-        raise ValueError(f"{text!r} is longer than a year")
+    if seconds > longest:
+        limit = "a year" if longest == MAX_SECONDS else f"{longest / 86400:g} days"
+        raise ValueError(f"{text!r} is longer than {limit}")
     return seconds
 
 
@@ -34,8 +36,9 @@ def format_rfc3339(moment: float | datetime, *, micro: bool = False) -> str:
     return utc.isoformat(timespec="microseconds" if micro else "seconds").replace("+00:00", "Z")
 
 
-def parse_rfc3339(text: str) -> float:
-    """Unix seconds of an RFC3339 timestamp with a zone (``Z`` or ``+02:00``); ValueError otherwise."""
+def parse_rfc3339_datetime(text: str) -> datetime:
+    """An RFC3339 timestamp with a zone (``Z`` or ``+02:00``) as an aware UTC datetime, to the
+    microsecond (``metav1.MicroTime`` keeps them); ValueError otherwise."""
     if not isinstance(text, str) or not text:
         raise ValueError("expected an RFC3339 timestamp such as 2026-01-02T15:04:05Z")
     try:
@@ -44,4 +47,12 @@ def parse_rfc3339(text: str) -> float:
         raise ValueError(f"{text!r} is not an RFC3339 timestamp such as 2026-01-02T15:04:05Z") from exc
     if parsed.tzinfo is None:
         raise ValueError(f"{text!r} has no time zone (add Z or +00:00)")
-    return parsed.timestamp()
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError as exc:  # year 1 or 9999 pushed past the calendar by its offset
+        raise ValueError(f"{text!r} is out of range") from exc
+
+
+def parse_rfc3339(text: str) -> float:
+    """Unix seconds of an RFC3339 timestamp with a zone (``Z`` or ``+02:00``); ValueError otherwise."""
+    return parse_rfc3339_datetime(text).timestamp()

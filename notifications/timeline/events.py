@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from argocd_lifecycle.notifications.timeline.model import ObjectRef, TimelineInputError
-from argocd_lifecycle.notifications.timeline.times import parse_time
 from argocd_lifecycle.notifications.timeline.wire import CoreEventWire, EventsV1EventWire
+from argocd_lifecycle.times import parse_rfc3339_datetime
 
 EVENTS_API = "events.k8s.io/"
 
@@ -57,10 +57,21 @@ def mapping(obj: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
 
 
 def timestamp(obj: Mapping[str, Any], key: str, where: str) -> datetime | None:
+    """``obj[key]``, an RFC3339 ``Time`` (``...Z``) or ``MicroTime`` (``....123456Z``), in UTC.
+
+    None for null, empty and Go's zero time (``0001-01-01T00:00:00Z``), which is how an unset
+    MicroTime is serialised; any other text that is not a timestamp is an error naming the field.
+    """
+    value = obj.get(key)
+    if value is None or value == "":
+        return None
     try:
-        return parse_time(obj.get(key))
+        if not isinstance(value, str):
+            raise ValueError(f"expected a timestamp string, got {type(value).__name__}")
+        parsed = parse_rfc3339_datetime(value)
     except ValueError as exc:
         raise TimelineInputError(f"{where}: {key}: {exc}") from exc
+    return None if parsed.year == 1 else parsed
 
 
 def is_events_api(obj: Mapping[str, Any]) -> bool:

@@ -7,11 +7,12 @@ versioned by ``apiVersion``/``kind`` so that scripts can rely on it.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from importlib import resources
 from typing import Any, TypedDict
 
-from argocd_lifecycle.notifications.timeline import times
 from argocd_lifecycle.notifications.timeline.model import LANES, Entry, Timeline
+from argocd_lifecycle.times import format_rfc3339
 
 API_VERSION = "argocd-lifecycle.io/v1alpha1"
 KIND = "ApplicationTimeline"
@@ -46,9 +47,14 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def _rfc3339(value: datetime) -> str:
+    """UTC with ``Z``; microseconds only when known (most Kubernetes times are whole seconds)."""
+    return format_rfc3339(value, micro=bool(value.microsecond))
+
+
 def _entry(entry: Entry, first: Entry) -> EntryJSON:
     return {
-        "time": times.rfc3339(entry.time),
+        "time": _rfc3339(entry.time),
         "offsetSeconds": round((entry.time - first.time).total_seconds(), 6),
         "lane": entry.lane.value,
         "reason": entry.reason,
@@ -61,8 +67,8 @@ def _entry(entry: Entry, first: Entry) -> EntryJSON:
         },
         "message": entry.message,
         "source": entry.source,
-        "firstTime": times.rfc3339(entry.time),
-        "lastTime": times.rfc3339(entry.last_time),
+        "firstTime": _rfc3339(entry.time),
+        "lastTime": _rfc3339(entry.last_time),
         "count": entry.count,
         "span": entry.is_span,
         "timestampsLost": entry.timestamps_lost,
@@ -87,8 +93,8 @@ def document(timeline: Timeline) -> dict[str, Any]:
         },
         "window": {
             "since": window.since,
-            "start": times.rfc3339(window.start) if window.start else None,
-            "end": times.rfc3339(window.end) if window.end else None,
+            "start": _rfc3339(window.start) if window.start else None,
+            "end": _rfc3339(window.end) if window.end else None,
         },
         "lanes": [lane.value for lane in LANES],
         "entries": [_entry(e, entries[0]) for e in entries],

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from argocd_lifecycle.times import MAX_SECONDS, format_rfc3339, parse_duration, parse_rfc3339
+from argocd_lifecycle.times import MAX_SECONDS, format_rfc3339, parse_duration, parse_rfc3339, parse_rfc3339_datetime
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,21 @@ def test_round_trip() -> None:
 def test_bad_timestamps(bad: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_rfc3339(bad)
+
+
+def test_a_caller_may_allow_longer_durations() -> None:
+    assert parse_duration("3650d", longest=36500 * 86400.0) == 3650 * 86400.0
+    with pytest.raises(ValueError, match="longer than 36500 days"):
+        parse_duration("36501d", longest=36500 * 86400.0)
+
+
+def test_datetime_parse_is_utc_to_the_microsecond() -> None:
+    parsed = parse_rfc3339_datetime("2026-03-04T15:02:11.123456+01:00")
+    assert parsed.isoformat() == "2026-03-04T14:02:11.123456+00:00"
+    assert parse_rfc3339("2026-03-04T15:02:11.123456+01:00") == parsed.timestamp()
+
+
+@pytest.mark.parametrize("edge", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_timestamps_pushed_past_the_calendar_are_refused_not_crashed_on(edge: str) -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        parse_rfc3339(edge)
