@@ -8,13 +8,14 @@ export GOTOOLCHAIN := local
 TOOLS_PATH := $(shell tools/build.sh --path)
 export PATH := $(TOOLS_PATH):$(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: help venv install system tools tools-path lint typecheck unit test demo demo-render bench clean
+.PHONY: help venv install system tools tools-path lint typecheck unit test image demo demo-render bench clean
 
 help:
 	@echo "make demo   - the lifecycle loop on real kube-apiserver, etcd and Argo CD, narrated (the main job)"
 	@echo "make demo-render - render the example applications with the plugin for two Kubernetes versions"
 	@echo "make test   - lint, type-check and run the whole test suite (builds tools when missing)"
 	@echo "make tools  - build the pinned upstream tools into $(TOOLS_PATH)"
+	@echo "make image  - build the OCI image without a container engine (build/image/argocd-lifecycle.oci.tar)"
 
 $(VENV)/.stamp: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,8 +48,12 @@ typecheck: install
 unit: install
 	$(VENV)/bin/pytest -q tests/unit
 
-test: system install tools lint typecheck
+test: system install tools lint typecheck image
 	tests/run-pytest.sh
+
+# The image, daemonless and reproducible (tools/image/build.sh; as root): prints its digest and size.
+image: system install tools
+	tools/image/build.sh
 
 # The main job: the lifecycle loop on real upstream components, narrated (issue 9, scenarios 1-4).
 demo: system install tools

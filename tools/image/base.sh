@@ -34,6 +34,7 @@ rm -rf "$root"/var/cache/apt "$root"/var/lib/apt "$root"/var/lib/dpkg "$root"/va
 # the packages' copyright files stay.
 find "$root/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
 rm -rf "$root"/usr/share/{man,info,locale,lintian} "$root"/usr/lib/x86_64-linux-gnu/gconv
+rm -rf "$root/usr/lib/$PYTHON/test"  # regrtest and test.support: no test suites in the image
 mkdir -p "$root/var/lib/dpkg"
 printf '%s\n' "$status" > "$root/var/lib/dpkg/status"
 mkdir -p "$root/proc" "$root/sys" "$root/dev"  # mount points of every container runtime

@@ -19,7 +19,7 @@ repo="$(cd "$here/../.." && pwd)"
 . "$here/versions.env"
 . "$here/lib.sh"
 out="${1:-$repo/build/image}"
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/argocd-lifecycle/image"
+cache="${IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-lifecycle/image}"  # IMAGE_CACHE: a cold build
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct)}"
 created="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
 version="$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")"
