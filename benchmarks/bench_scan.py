@@ -27,9 +27,9 @@ from pathlib import Path
 import yaml
 
 from argocd_lifecycle import yamlio
+from argocd_lifecycle.deprecations.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
 from argocd_lifecycle.plugin.rewrite.engine import Rewriter
-from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.scan import Scanner
 from argocd_lifecycle.plugin.rewrite.scan_files import scan_paths

@@ -104,8 +104,8 @@ def scan(
 
     Exit 0 when clean, 2 when only deprecated APIs were found, 3 when removed ones were, 1 on errors.
     """
+    from argocd_lifecycle.deprecations.knowledge import knowledge_base
     from argocd_lifecycle.plugin.rewrite import scan as s
-    from argocd_lifecycle.plugin.rewrite.knowledge import knowledge_base
     from argocd_lifecycle.plugin.rewrite.scan_files import scan_paths
 
     try:
@@ -170,10 +170,10 @@ def convert(  # noqa: PLR0917 - one parameter per click option
     verbose: bool,
 ) -> None:
     """Print the manifests converted for the target Kubernetes version (or rewrite them in place)."""
+    from argocd_lifecycle.deprecations.knowledge import knowledge_base
     from argocd_lifecycle.errors import RenderError
     from argocd_lifecycle.plugin.rewrite.convert_files import join_documents, write_in_place
     from argocd_lifecycle.plugin.rewrite.engine import Rewriter
-    from argocd_lifecycle.plugin.rewrite.knowledge import knowledge_base
     from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
     from argocd_lifecycle.plugin.rewrite.scan_files import convert_paths
     from argocd_lifecycle.plugin.rewrite.target import Target

@@ -119,6 +119,26 @@ build_monitoring_validate() {
   build_in_module monitoring-validate "$PROMETHEUS_OPERATOR_VERSION" monitoring ./cmd/monitoring-validate
 }
 
+# Cluster API's CRDs (core and the kubeadm control plane), read from the module as the proxy serves it
+# (nothing is built): $TOOLS_DIR/capi-crds-<version>/*.yaml, linked as bin/capi-crds for the tests.
+CAPI_VERSION=v1.14.2
+build_capi_crds() {
+  local dest="$cache/capi-crds-$CAPI_VERSION"
+  if [ -f "$dest/.complete" ]; then ln -sfn "$dest" "$bin/capi-crds"; return 0; fi
+  log "fetching the Cluster API $CAPI_VERSION CRDs (go mod download)"
+  local dir
+  # outside any module (the cache folder), so no go.mod of ours is read or changed
+  dir=$(cd "$cache" && go mod download -json "sigs.k8s.io/cluster-api@$CAPI_VERSION" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
+  rm -rf "$dest.tmp"; mkdir -p "$dest.tmp"
+  cp "$dir"/core/config/crd/bases/*.yaml "$dir"/controlplane/kubeadm/config/crd/bases/*.yaml "$dest.tmp/"
+  chmod u+w "$dest.tmp"/*.yaml  # the module cache is read-only
+  touch "$dest.tmp/.complete"
+  rm -rf "$dest"; mv "$dest.tmp" "$dest"
+  ln -sfn "$dest" "$bin/capi-crds"
+  log "Cluster API $CAPI_VERSION CRDs in $dest ($(find "$dest" -name '*.yaml' | wc -l) files)"
+}
+
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate etcd kube_apiserver argocd argocd_notify_eval appset_eval)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds)
 for t in "${tools[@]}"; do "build_${t//-/_}"; done

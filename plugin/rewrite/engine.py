@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from argocd_lifecycle.deprecations.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.manifest import Obj
 from argocd_lifecycle.plugin.rewrite import registry
-from argocd_lifecycle.plugin.rewrite.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, Step

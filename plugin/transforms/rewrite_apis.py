@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from argocd_lifecycle.deprecations.knowledge import KnowledgeBase, knowledge_base
 from argocd_lifecycle.errors import ConfigError, RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
-from argocd_lifecycle.plugin.rewrite.knowledge import KnowledgeBase, knowledge_base
 from argocd_lifecycle.plugin.rewrite.policy import Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.settings import PluginSettings

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from argocd_lifecycle.deprecations.knowledge import Key
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.rewrite.knowledge import Key
 from argocd_lifecycle.plugin.rewrite.target import Target
 
 #: how many unvalidated objects the note names

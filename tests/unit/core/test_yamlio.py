@@ -49,7 +49,11 @@ omap: !!omap [{a: 1}, {b: 2}]
 
 
 def corpus() -> list[Path]:
-    files = [*REPO.glob("examples/**/*.yaml"), *REPO.glob("tests/fixtures/**/*.yaml"), *REPO.glob("plugin/data/*.yaml")]
+    files = [
+        *REPO.glob("examples/**/*.yaml"),
+        *REPO.glob("tests/fixtures/**/*.yaml"),
+        *REPO.glob("core/deprecations/*.yaml"),
+    ]
     return sorted(p for p in files if p.is_file())
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from argocd_lifecycle.deprecations.knowledge import knowledge_base
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
-from argocd_lifecycle.plugin.rewrite.knowledge import knowledge_base
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from tests.unit.plugin.rewrite.helpers import convert, rewriter

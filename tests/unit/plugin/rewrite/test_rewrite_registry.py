@@ -8,25 +8,43 @@ from typing import Any
 
 import pytest
 
+from argocd_lifecycle.deprecations.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite import registry
-from argocd_lifecycle.plugin.rewrite.knowledge import builtin
 from argocd_lifecycle.plugin.validate import _schemas, bundled_releases
 
-# Built-in pairs with a same-kind replacement but no automatic conversion, and why.
-MANUAL = {
-    # the request/device layout changed (kubernetes-validate schemas differ): needs a human
-    ("resource.k8s.io/v1alpha3", "ResourceClaim"): "requests moved under exactly",
-    ("resource.k8s.io/v1alpha3", "ResourceClaimTemplate"): "requests moved under exactly",
-    ("resource.k8s.io/v1alpha3", "ResourceSlice"): "device layout changed",
-    ("resource.k8s.io/v1beta1", "ResourceClaim"): "requests moved under exactly",
-    ("resource.k8s.io/v1beta1", "ResourceClaimTemplate"): "requests moved under exactly",
-    ("resource.k8s.io/v1beta1", "ResourceSlice"): "device layout changed",
-    ("coordination.k8s.io/v1alpha1", "LeaseCandidate"): "preferredStrategies became strategy",
-    ("storagemigration.k8s.io/v1alpha1", "StorageVersionMigration"): "resource lost its version",
-    ("scheduling.k8s.io/v1alpha1", "Workload"): "podGroups became podGroupTemplates",
-    ("scheduling.k8s.io/v1alpha2", "Workload"): "disruptionMode changed type",
-    ("scheduling.k8s.io/v1alpha2", "PodGroup"): "podGroupTemplateRef became workloadRef",
-}
+# Built-in pairs with a same-kind replacement but no automatic conversion carry `manual: <why>` in the
+# knowledge base (the generator's upgrade preflight reads that record): the registry must agree with it.
+MANUAL = {key: rule.manual for key, rule in builtin().rules.items() if rule.manual}
+
+
+def test_the_manual_record_is_the_one_the_registry_had() -> None:
+    """The pairs that need a human, as the registry knew them before the record moved to the table."""
+    assert sorted(MANUAL) == [
+        ("coordination.k8s.io/v1alpha1", "LeaseCandidate"),
+        ("resource.k8s.io/v1alpha3", "ResourceClaim"),
+        ("resource.k8s.io/v1alpha3", "ResourceClaimTemplate"),
+        ("resource.k8s.io/v1alpha3", "ResourceSlice"),
+        ("resource.k8s.io/v1beta1", "ResourceClaim"),
+        ("resource.k8s.io/v1beta1", "ResourceClaimTemplate"),
+        ("resource.k8s.io/v1beta1", "ResourceSlice"),
+        ("scheduling.k8s.io/v1alpha1", "Workload"),
+        ("scheduling.k8s.io/v1alpha2", "PodGroup"),
+        ("scheduling.k8s.io/v1alpha2", "Workload"),
+        ("storagemigration.k8s.io/v1alpha1", "StorageVersionMigration"),
+    ]
+
+
+def test_converts_agrees_with_the_registry_for_every_persisted_pair() -> None:
+    """`ApiRule.converts` (what the preflight believes) is true exactly when the registry has a chain to
+    one of the pair's same-kind replacements."""
+    disagree = []
+    for (api, kind), rule in builtin().rules.items():
+        if not rule.persisted or kind == "*":
+            continue
+        has_chain = any(registry.chain(api, kind, c.api_version) for c in rule.replacements if c.kind is None)
+        if has_chain != rule.converts:
+            disagree.append((api, kind, has_chain, rule.converts))
+    assert disagree == []
 
 
 def _pairs() -> list[tuple[str, str, str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from argocd_lifecycle.plugin.rewrite.knowledge import builtin
+from argocd_lifecycle.deprecations.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, api_priority, decide
 
 FC = "flowcontrol.apiserver.k8s.io/"

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from argocd_lifecycle.deprecations import knowledge
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.rewrite import knowledge
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas

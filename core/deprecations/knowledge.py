@@ -1,7 +1,9 @@
 """The knowledge base: which apiVersion + kind is deprecated or removed when, and what replaces it.
 
-The built-in table ships as ``plugin/data/deprecations.yaml``; users add rules for their own CRDs in a
-file of the same shape (or in pluto's ``deprecated-versions`` shape, so existing pluto files work).
+The built-in table ships as ``core/deprecations/deprecations.yaml`` (package data); users add rules for
+their own CRDs in a file of the same shape (or in pluto's ``deprecated-versions`` shape, so existing pluto
+files work). It lives in core because two parts read it: the plugin rewrites objects with it, and the
+generator's upgrade preflight decides with it what an upgrade would break.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ class ApiRule:
     persisted: bool = True
     note: str = ""
     sources: str = ""
+    #: why a same-kind replacement exists but the plugin does not convert to it (a human must migrate);
+    #: empty when the plugin converts automatically (users' rules are renames, so always automatic)
+    manual: str = ""
     #: "built-in" or the path of the user's file
     origin: str = BUILTIN
 
@@ -56,6 +61,11 @@ class ApiRule:
     @property
     def newest_replacement(self) -> Replacement | None:
         return self.replacements[-1] if self.replacements else None
+
+    @property
+    def converts(self) -> bool:
+        """Whether the plugin rewrites objects of this pair by itself (to a same-kind replacement)."""
+        return not self.manual and any(r.kind is None for r in self.replacements)
 
 
 def minor(key: Key | None) -> str:
@@ -133,6 +143,7 @@ _RULE_FIELDS = {
     "persisted",
     "note",
     "sources",
+    "manual",
 }
 
 
@@ -155,6 +166,7 @@ def _rule(entry: Any, where: str, origin: str) -> ApiRule:
             persisted=entry.get("persisted", True) is not False,
             note=_text(entry, "note", where),
             sources=_text(entry, "sources", where),
+            manual=_text(entry, "manual", where),
             origin=origin,
         )
     except UsageError as exc:  # a bad version string: same message, configuration error
@@ -212,9 +224,9 @@ def parse_rules(data: Any, origin: str) -> tuple[list[ApiRule], str]:
     return rules, str(data.get("dataVersion") or "")
 
 
-#: shipped next to the package as a plain file; read by path, as importlib.resources would import
+#: shipped next to the module as a plain file; read by path, as importlib.resources would import
 #: zipfile and tempfile on every render (a few ms of a cold start that Argo CD pays per render)
-TABLE = Path(__file__).parents[1] / "data" / "deprecations.yaml"
+TABLE = Path(__file__).with_name("deprecations.yaml")
 
 
 @functools.cache

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.errors import ConfigError, UsageError
-from argocd_lifecycle.plugin.rewrite.knowledge import (
+from argocd_lifecycle.deprecations.knowledge import (
     BUILTIN,
     KnowledgeBase,
     builtin,
     knowledge_base,
     load_file,
 )
+from argocd_lifecycle.errors import ConfigError, UsageError
 
 
 def test_table_holds_every_known_pair() -> None:
