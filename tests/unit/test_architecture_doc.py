@@ -1,0 +1,46 @@
+"""docs/architecture.md is where a newcomer finds every contract: each path it names must exist, and every
+core module (where the shared contracts live) must be named in it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "architecture.md"
+TOP = ("core", "plugin", "generators", "notifications", "charts", "tests", "tools", "benchmarks", "docs", "examples")
+FILES = ("Dockerfile", "pyproject.toml", "Makefile", "README.md")
+
+
+def named_paths() -> list[str]:
+    tokens = re.findall(r"`([^`\s]+)`", DOC.read_text(encoding="utf-8"))
+    return sorted({t for t in tokens if t in FILES or (t.split("/")[0] in TOP and "/" in t and "<" not in t)})
+
+
+def exists(token: str) -> bool:
+    if "*" in token:
+        return any(ROOT.glob(token))
+    return (ROOT / token).exists()
+
+
+def test_the_document_names_paths_at_all() -> None:
+    assert len(named_paths()) > 50
+
+
+@pytest.mark.parametrize("token", named_paths())
+def test_every_named_path_exists(token: str) -> None:
+    assert exists(token), f"docs/architecture.md names {token}, which is not in the repository"
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "core").rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py") and "__pycache__" not in p.parts
+    ),
+)
+def test_every_core_module_is_in_the_map(module: str) -> None:
+    assert f"`{module}`" in DOC.read_text(encoding="utf-8"), f"{module} holds shared code: say what it is for"
