@@ -55,7 +55,7 @@ test: system install tools lint typecheck image
 image: system install tools
 	tools/image/build.sh
 
-# The main job: the lifecycle loop on real upstream components, narrated (issue 9, scenarios 1-4).
+# The main job: the lifecycle loop on real upstream components, narrated (end-to-end scenarios 1-4, README "End-to-end").
 demo: system install tools
 	$(PY) -m tests.e2e.demo_loop
 

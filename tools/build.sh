@@ -75,7 +75,7 @@ build_argocd_notify_eval() {
   build_in_module argocd-notify-eval "$ARGOCD_VERSION" argocd ./cmd/argocd-notify-eval
 }
 
-# our ApplicationSet evaluator: Argo CD's own plugin generator and template rendering (issue 5)
+# our ApplicationSet evaluator: Argo CD's own plugin generator and template rendering
 build_appset_eval() {
   build_in_module appset-eval "$ARGOCD_VERSION" argocd ./cmd/appset-eval
 }

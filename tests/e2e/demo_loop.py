@@ -1,4 +1,4 @@
-"""`make demo`: the lifecycle loop narrated on real upstream components (issue 9, scenarios 1 to 4).
+"""`make demo`: the lifecycle loop narrated on real upstream components (scenarios 1 to 4 of the end-to-end tier).
 
 Run from the repository root: ``.venv/bin/python -m tests.e2e.demo_loop``. It builds the pinned
 upstream binaries when they are missing (tools/build.sh shows progress), starts etcd, two

@@ -1,4 +1,5 @@
-"""Scenarios 1-4 of issue 9: one downstream cluster through its whole life, on real upstream components.
+"""Scenarios 1-4 of the end-to-end tier: one downstream cluster through its whole life, on real upstream
+components.
 
 The tests run in file order on one session-wide loop (each step starts where the previous one left the
 cluster). Every wait has an explicit timeout; measured delays go to test-artifacts/e2e/timings.json.
@@ -90,7 +91,7 @@ def test_2_legacy_manifests_render_through_the_cmp_and_sync(loop: Loop, timings:
 
 
 def test_2b_timeline_rebuilds_the_sync_and_health_story_live(loop: Loop) -> None:
-    """Issue 10 live: `timeline` against the management API shows scenario 1-2 in order."""
+    """The timeline, live: `timeline` against the management API shows scenario 1-2 in order."""
     result = subprocess.run(
         [str(paths.REPO / ".venv" / "bin" / "argocd-lifecycle"), "timeline", loop.app_name, "--namespace", "argocd",
          "--kubeconfig", str(loop.platform.management.kubeconfig), "--since", "1h", "-o", "json"],

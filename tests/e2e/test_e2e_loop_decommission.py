@@ -1,4 +1,4 @@
-"""Scenario 5 of issue 9: decommissioning keeps the objects; removing the Secret removes the Application.
+"""Scenario 5 of the end-to-end tier: decommissioning keeps the objects; removing the Secret removes the Application.
 
 Runs after test_e2e_loop.py (file order) on the same session-wide loop: the cluster is Ready and synced.
 """

@@ -1,4 +1,4 @@
-"""Scenario 6 of issue 9: a sync that fails on a removed API is announced with the object named."""
+"""Scenario 6 of the end-to-end tier: a sync that fails on a removed API is announced with the object named."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Argo CD v3.2.12 outside a cluster: its CRDs and base config, then each component as its own process.
+"""Argo CD v3.2.11 outside a cluster: its CRDs and base config, then each component as its own process.
 
 Every component is the one multi-call `argocd` binary, picked with ARGOCD_BINARY_NAME; KUBECONFIG points
 at the management cluster (context namespace `argocd`) and ARGOCD_FAKE_IN_CLUSTER makes
-https://kubernetes.default.svc mean that cluster too (reference e2e-upstream.md §6).
+https://kubernetes.default.svc mean that cluster too.
 """
 
 from __future__ import annotations

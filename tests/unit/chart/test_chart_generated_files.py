@@ -1,8 +1,8 @@
-"""Files the chart carries that other parts generate: a test fails when they drift (DESIGN.md §8)."""
+"""Files the chart carries that other parts generate: a test fails when they drift (generated files are
+reproducible, docs/architecture.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from argocd_lifecycle.plugin.config import render_plugin_yaml
@@ -19,20 +19,14 @@ def test_plugin_yaml_is_the_plugins_own() -> None:
 
 
 def rendered_catalog() -> str:
-    """What `notifications render --format configmap` prints; through the catalog builder until that
-    command exists (issue 6 ships the builder and the formats before the command)."""
-    if importlib.util.find_spec("argocd_lifecycle.notifications.catalog.cli") is not None:
-        from click.testing import CliRunner
+    """What `notifications render --format configmap` prints."""
+    from click.testing import CliRunner
 
-        from argocd_lifecycle.notifications.catalog.cli import notifications
+    from argocd_lifecycle.notifications.catalog.cli import notifications
 
-        result = CliRunner().invoke(notifications, ["render", "--format", "configmap"])
-        assert result.exit_code == 0, result.output
-        return result.stdout
-    from argocd_lifecycle.notifications.catalog.build import build
-    from argocd_lifecycle.notifications.catalog.formats import configmap
-
-    return configmap(build())
+    result = CliRunner().invoke(notifications, ["render", "--format", "configmap"])
+    assert result.exit_code == 0, result.output
+    return result.stdout
 
 
 def test_notifications_catalog_is_what_notifications_render_prints() -> None:
