@@ -3,7 +3,8 @@
 # the unpacked root file system (tools/image/unpack.sh) read-only, an emptyDir on /tmp, the volumes
 # given, new mount and pid namespaces (the command is pid 1), optionally a network namespace of its
 # own with only loopback (like a pod: it may listen on 0.0.0.0), as uid/gid 999. Runs as root.
-# Usage: tools/image/run.sh ROOTFS [--net] [--scratch DIR] [--mount SRC:DEST[:rw]]... [--env NAME=VALUE]... -- ARGV...
+# Usage: tools/image/run.sh ROOTFS [--net] [--workdir DIR] [--scratch DIR] [--mount SRC:DEST[:rw]]...
+#                           [--env NAME=VALUE]... -- ARGV...
 #   ARGV[0] is looked up on the image's PATH; the environment is the image's plus --env. DIR (default:
 #   a new folder under /tmp) holds the overlay's upper layer. This process becomes unshare(1), which
 #   ignores SIGTERM: SIGKILL it to stop the command (the command then gets SIGKILL as well).
@@ -14,13 +15,14 @@ here="$(cd "$(dirname "$0")" && pwd)"
 [ $# -ge 1 ] || die "usage: tools/image/run.sh ROOTFS [--net] [--mount SRC:DEST[:rw]]... [--env K=V]... -- ARGV..."
 rootfs=$(realpath "$1"); shift
 [ -x "$rootfs/usr/bin/$PYTHON" ] || die "$rootfs is not an unpacked argocd-lifecycle image"
-net=() mounts=() envs=() scratch=""
+net=() mounts=() envs=() scratch="" workdir=/tmp
 while [ $# -gt 0 ]; do
   case "$1" in
     --net) net=(--net); shift ;;
     --mount) mounts+=("$2"); shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --scratch) scratch=$2; shift 2 ;;
+    --workdir) workdir=$2; shift 2 ;;
     --) shift; break ;;
     *) die "unknown option $1" ;;
   esac
@@ -59,4 +61,4 @@ exec unshare --mount --pid --fork --kill-child=SIGKILL "${net[@]+"${net[@]}"}" /
   if [ -e /proc/self/ns/net ] && ip link show lo >/dev/null 2>&1; then ip link set lo up 2>/dev/null || true; fi
   exec env -i "$@"
 ' run "$scratch" "$rootfs" "$IMAGE_UID" "${image_env[@]}" "${envs[@]+"${envs[@]}"}" \
-  "$(command -v chroot)" --userspec="$IMAGE_UID:$IMAGE_UID" --groups="$IMAGE_UID" "$scratch/root" "$@"
+  "$(command -v nsenter)" --root="$scratch/root" --wd="$scratch/root$workdir" --setuid="$IMAGE_UID" --setgid="$IMAGE_UID" "$@"

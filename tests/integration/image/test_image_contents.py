@@ -1,0 +1,92 @@
+"""What is in the image built by `make image`: size, user, entrypoint, pinned tools, nothing else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.integration.image.rootfs import ARCHIVE, REPO, description, run, unpacked
+
+PINS = dict(
+    line.split("=", 1)
+    for line in (REPO / "tools" / "image" / "versions.env").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
+@pytest.fixture(scope="module")
+def root() -> Path:
+    return unpacked()
+
+
+def test_under_300_mb_uncompressed() -> None:
+    info = description()
+    assert info["size"] < 300_000_000, f"{info['size'] / 1e6:.1f} MB"
+    assert info["size"] == sum(layer["size"] for layer in info["layers"])
+
+
+def test_config_user_entrypoint_and_environment() -> None:
+    config = description()["config"]
+    assert config["User"] == "999:999"
+    assert config["Entrypoint"] == ["argocd-lifecycle"]
+    assert config["WorkingDir"] == "/tmp"
+    env = (REPO / "tools" / "image" / "image.env").read_text().split()
+    assert config["Env"] == env
+
+
+def test_registries_and_podman_read_the_archive() -> None:
+    out = subprocess.run(["skopeo", "inspect", f"oci-archive:{ARCHIVE}"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    inspected = json.loads(out.stdout)
+    assert inspected["Digest"] == description()["digest"]
+    assert inspected["Architecture"] == "amd64" and inspected["Os"] == "linux"
+
+
+@pytest.mark.parametrize("tool", ["helm", "kustomize"])
+def test_the_pinned_tool_builds(root: Path, tool: str) -> None:
+    binary = root / "usr" / "local" / "bin" / tool
+    assert hashlib.sha256(binary.read_bytes()).hexdigest() == PINS[f"{tool.upper()}_SHA256"]
+
+
+def test_nothing_the_runtime_does_not_need(root: Path) -> None:
+    for compiler in ("gcc", "cc", "g++", "make", "ld", "strip", "pip", "pip3", "apt-get", "sh", "bash"):
+        for folder in ("usr/bin", "usr/local/bin", "opt/argocd-lifecycle/bin"):
+            assert not (root / folder / compiler).exists(), f"/{folder}/{compiler}"
+    site = root / "opt" / "argocd-lifecycle" / "lib" / "python3.11" / "site-packages"
+    assert not list(site.glob("pip*")) and not list(site.glob("setuptools*"))
+    tests = [p for p in root.rglob("*") if p.is_dir() and p.name in {"tests", "test"} and "/proc/" not in str(p)]
+    assert tests == []
+    assert not (root / "root" / ".cache").exists() and not any((root / "tmp").iterdir())
+    assert not (site / "kubernetes" / "aio").exists()
+
+
+def test_our_code_never_imports_the_left_out_asyncio_client() -> None:
+    for folder in ("core", "plugin", "generators", "notifications"):
+        for path in (REPO / folder).rglob("*.py"):
+            assert "kubernetes.aio" not in path.read_text() and "kubernetes import aio" not in path.read_text(), path
+
+
+def test_user_999_and_a_read_only_root(root: Path, tmp_path: Path) -> None:
+    probe = (
+        "import os, pwd; print(os.getuid(), os.getgid(), pwd.getpwuid(os.getuid()).pw_name); "
+        "open('/tmp/ok', 'w').write('x')\n"
+        "try:\n open('/opt/x', 'w')\nexcept OSError as e:\n print(e.errno)"
+    )
+    out = run(root, ["python3.11", "-c", probe], scratch=tmp_path / "run")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["999", "999", "argocd", "30"]  # 30: EROFS
+
+
+def test_entrypoint_answers(root: Path, tmp_path: Path) -> None:
+    out = run(root, ["argocd-lifecycle", "--version"], scratch=tmp_path / "run")
+    assert out.returncode == 0, out.stderr
+    version = description()["config"]["Labels"]["org.opencontainers.image.version"]
+    assert out.stdout.strip() == f"argocd-lifecycle, version {version}"
+    # Go (helm, kustomize) and OpenSSL find the CA bundle (certifi's) where they look
+    check = "import os, ssl; print(os.path.getsize(os.environ['SSL_CERT_FILE']) > 100000, ssl.create_default_context().cert_store_stats()['x509_ca'] > 100)"
+    out = run(root, ["python3.11", "-c", check], scratch=tmp_path / "certs")
+    assert out.stdout.split() == ["True", "True"], out.stderr
