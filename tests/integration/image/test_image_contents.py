@@ -87,6 +87,9 @@ def test_entrypoint_answers(root: Path, tmp_path: Path) -> None:
     version = description()["config"]["Labels"]["org.opencontainers.image.version"]
     assert out.stdout.strip() == f"argocd-lifecycle, version {version}"
     # Go (helm, kustomize) and OpenSSL find the CA bundle (certifi's) where they look
-    check = "import os, ssl; print(os.path.getsize(os.environ['SSL_CERT_FILE']) > 100000, ssl.create_default_context().cert_store_stats()['x509_ca'] > 100)"
+    check = (
+        "import os, ssl; print(os.path.getsize(os.environ['SSL_CERT_FILE']) > 100000, "
+        "ssl.create_default_context().cert_store_stats()['x509_ca'] > 100)"
+    )
     out = run(root, ["python3.11", "-c", check], scratch=tmp_path / "certs")
     assert out.stdout.split() == ["True", "True"], out.stderr
