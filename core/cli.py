@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "notifications": "argocd_lifecycle.notifications.catalog.cli:notifications",
     "receiver": "argocd_lifecycle.notifications.receiver.cli:receiver",
     "timeline": "argocd_lifecycle.notifications.timeline.cli:timeline",
+    "ensure-secret": "argocd_lifecycle.secret_init:ensure_secret",
 }
 
 

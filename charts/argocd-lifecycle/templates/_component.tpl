@@ -82,7 +82,7 @@ spec:
       {{- include "argocd-lifecycle.selectorLabels" $component | nindent 6 }}
 {{- end -}}
 
-{{/* An ingress-only NetworkPolicy; pass the dict above plus "from" (a list of peers). */}}
+{{/* An ingress-only NetworkPolicy; pass the dict above plus "peers" (argocd-lifecycle.networkPolicy.peers). */}}
 {{- define "argocd-lifecycle.component.networkPolicy" -}}
 {{- $component := dict "context" .context "component" .values.name -}}
 apiVersion: networking.k8s.io/v1
@@ -101,7 +101,7 @@ spec:
     - Ingress
   ingress:
     - from:
-        {{- toYaml (concat .from .values.networkPolicy.extraIngressFrom) | nindent 8 }}
+        {{- toYaml .peers | nindent 8 }}
       ports:
         - port: http
           protocol: TCP

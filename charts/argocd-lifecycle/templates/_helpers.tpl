@@ -102,18 +102,52 @@ app.kubernetes.io/component: {{ . }}
 {{- end -}}
 
 {{/*
-A random secret value generated once and kept across upgrades: the live Secret's value when `lookup`
-finds it (install/upgrade against a cluster), a fresh one otherwise (first install, `helm template`).
-Pass (dict "context" $ "secret" NAME "key" KEY "length" N).
+The Secrets the chart never renders (their values would change on every render) but a pre-install
+hook Job creates once with `argocd-lifecycle ensure-secret`: a list of (name, keys, labels).
 */}}
-{{- define "argocd-lifecycle.persistentValue" -}}
-{{- $existing := lookup "v1" "Secret" (include "argocd-lifecycle.namespace" .context) .secret -}}
-{{- $data := dig "data" (dict) ($existing | default (dict)) -}}
-{{- if hasKey $data .key -}}
-{{- index $data .key -}}
-{{- else -}}
-{{- randAlphaNum (int .length) | b64enc -}}
+{{- define "argocd-lifecycle.generatedSecrets" -}}
+{{- $out := list -}}
+{{- if and (or .Values.pluginGenerator.enabled .Values.generator.enabled) (not .Values.pluginGenerator.token.existingSecret) -}}
+{{- /* part-of argocd: Argo CD resolves `$<secret>:<key>` only from Secrets labelled so */ -}}
+{{- $labels := dict "app.kubernetes.io/name" (include "argocd-lifecycle.name" .) "app.kubernetes.io/component" "plugin-generator" "app.kubernetes.io/part-of" "argocd" -}}
+{{- $out = append $out (dict "name" (include "argocd-lifecycle.pluginGenerator.tokenSecretName" .) "keys" (list (printf "%s:48" .Values.pluginGenerator.token.secretKey)) "labels" $labels) -}}
 {{- end -}}
+{{- if and .Values.receiver.enabled (not .Values.receiver.inbound.existingSecret) -}}
+{{- $labels := dict "app.kubernetes.io/name" (include "argocd-lifecycle.name" .) "app.kubernetes.io/component" .Values.receiver.name "app.kubernetes.io/part-of" "argocd-lifecycle" -}}
+{{- $out = append $out (dict "name" (include "argocd-lifecycle.receiver.inboundSecretName" .) "keys" (list "token:48" "hmac:64") "labels" $labels) -}}
+{{- end -}}
+{{- toYaml (dict "secrets" $out) -}}
+{{- end -}}
+
+{{- define "argocd-lifecycle.secretInit.fullname" -}}
+{{- printf "%s-secret-init" (include "argocd-lifecycle.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Cluster-scoped, so one per release and namespace. */}}
+{{- define "argocd-lifecycle.generator.admissionPolicyName" -}}
+{{- printf "%s.%s" (include "argocd-lifecycle.generator.fullname" .) (include "argocd-lifecycle.namespace" .) -}}
+{{- end -}}
+
+{{/*
+An ingress-only NetworkPolicy's peers: Argo CD's pods with `labels` (else `defaultLabels`; this
+namespace), our own components in `components`, the metrics scrapers of global.networkPolicy, then
+`extraIngressFrom`. Label maps default in the template, not in values.yaml, because Helm merges a map
+from the user's values into the default one: a selector set by the user must replace ours.
+Pass (dict "context" $ "labels" MAP "defaultLabels" MAP "components" LIST "values" .Values.<component>).
+*/}}
+{{- define "argocd-lifecycle.networkPolicy.peers" -}}
+{{- $ctx := .context -}}
+{{- $peers := list (dict "podSelector" (dict "matchLabels" (.labels | default .defaultLabels))) -}}
+{{- range .components -}}
+{{- $peers = append $peers (dict "podSelector" (dict "matchLabels" (include "argocd-lifecycle.selectorLabels" (dict "context" $ctx "component" .) | fromYaml))) -}}
+{{- end -}}
+{{- $scrapers := $ctx.Values.global.networkPolicy.metricsScrapers -}}
+{{- if $scrapers.enabled -}}
+{{- $scraperLabels := $scrapers.podLabels | default (dict "app.kubernetes.io/name" "prometheus") -}}
+{{- $namespaces := ternary (dict "matchLabels" $scrapers.namespaceLabels) dict (not (empty $scrapers.namespaceLabels)) -}}
+{{- $peers = append $peers (dict "namespaceSelector" $namespaces "podSelector" (dict "matchLabels" $scraperLabels)) -}}
+{{- end -}}
+{{- toYaml (dict "peers" (concat $peers .values.networkPolicy.extraIngressFrom)) -}}
 {{- end -}}
 
 {{/* Pod-level settings shared by every workload; pass (dict "context" $ "component" .Values.generator). */}}

@@ -20,6 +20,9 @@ REPO = Path(__file__).resolve().parents[3]
 CHART = REPO / "charts" / "argocd-lifecycle"
 SCENARIOS = sorted(p.name for p in (CHART / "ci").glob("*-values.yaml"))
 KUBE_VERSIONS = ("1.29.0", "1.34.0")
+# ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1) is served from 1.30: older clusters turn it off
+ADMISSION_POLICY_SINCE = (1, 30)
+OLD_CLUSTER_SETS = ("generator.admissionPolicy.enabled=false",)
 RELEASE = "argocd-lifecycle"
 NAMESPACE = "argocd"
 
@@ -31,6 +34,16 @@ def tool(name: str) -> str:
 @functools.cache
 def _helm(args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([tool("helm"), *args], capture_output=True, text=True, check=False, timeout=120)
+
+
+def serves_admission_policy(kube_version: str) -> bool:
+    major, minor = (int(x) for x in kube_version.split(".")[:2])
+    return (major, minor) >= ADMISSION_POLICY_SINCE
+
+
+def version_sets(kube_version: str) -> tuple[str, ...]:
+    """The values a cluster of that version needs on top of a scenario."""
+    return () if serves_admission_policy(kube_version) else OLD_CLUSTER_SETS
 
 
 def template_args(

@@ -60,3 +60,16 @@ def test_receiver_config_passes_the_receivers_parser(scenario: str, tmp_path: Pa
         Path(path).write_text("https://sink.example/hook" if path.endswith("url") else "s3cr3t")
     parsed = receiver_config.parse(data, "config.yaml", tmp_path)
     assert [s.name for s in parsed.sinks] == [r["name"] for r in data["receivers"]]
+
+
+def test_secret_init_args_parse_with_the_real_command() -> None:
+    from argocd_lifecycle.cli import cli
+
+    job = one(render(values=("all-enabled-values.yaml",)), "Job", "argocd-lifecycle-secret-init")
+    for container in job["spec"]["template"]["spec"]["containers"]:
+        args = container["args"]
+        assert "command" not in container  # the image's entrypoint
+        command = cli.get_command(None, args[0])  # type: ignore[arg-type]
+        assert command is not None
+        params = command.make_context(args[0], list(args[1:])).params
+        assert params["namespace"] == "argocd" and params["keys"]

@@ -16,17 +16,24 @@ COMMON = {
 }
 
 
+CLUSTER_SCOPED = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_every_object_is_labelled_and_named_for_the_release(scenario: str) -> None:
     for doc in render(values=(scenario,)):
         meta = doc["metadata"]
-        assert meta["namespace"] == NAMESPACE, meta["name"]
         labels = meta["labels"]
         assert COMMON.items() <= labels.items(), meta["name"]
         assert labels["app.kubernetes.io/instance"] == "argocd-lifecycle"
         assert labels["app.kubernetes.io/component"]
         assert meta["name"].startswith("argocd-lifecycle"), meta["name"]
-        assert len(meta["name"]) <= 63
+        if doc["kind"] in CLUSTER_SCOPED:
+            # one per release and namespace: two Argo CDs in one cluster must not share it
+            assert "namespace" not in meta and meta["name"] == f"argocd-lifecycle-generator.{NAMESPACE}"
+        else:
+            assert meta["namespace"] == NAMESPACE, meta["name"]
+            assert len(meta["name"]) <= 63
 
 
 def test_release_name_and_overrides() -> None:
@@ -38,7 +45,12 @@ def test_release_name_and_overrides() -> None:
     assert "prod-life-generator" in {d["metadata"]["name"] for d in docs}
     assert {d["metadata"]["labels"]["app.kubernetes.io/name"] for d in docs} == {"life"}
     docs = render(sets=("namespaceOverride=gitops",))
-    assert {d["metadata"]["namespace"] for d in docs} == {"gitops"}
+    assert {d["metadata"].get("namespace") for d in docs} == {"gitops", None}
+    assert one(docs, "ValidatingAdmissionPolicy")["metadata"]["name"] == "argocd-lifecycle-generator.gitops"
+    assert (
+        one(docs, "ValidatingAdmissionPolicy")["spec"]["matchConditions"][0]["expression"]
+        == 'request.userInfo.username == "system:serviceaccount:gitops:argocd-lifecycle-generator"'
+    )
     deployment = one(docs, "Deployment")
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
     assert args[args.index("--namespace") + 1] == "gitops"
@@ -77,13 +89,15 @@ def test_plugin_generator_configmap_points_at_the_generator_and_its_token() -> N
         "token": "$argocd-lifecycle-generator-token:token",
         "requestTimeout": "10",
     }
-    secret = one(docs, "Secret", "argocd-lifecycle-generator-token")
+    # the Secret itself is created by the secret-init hook Job (test_chart_secret_init.py), never rendered
+    assert not find(docs, "Secret")
+    (ensure,) = one(docs, "Job", "argocd-lifecycle-secret-init")["spec"]["template"]["spec"]["containers"]
     # Argo CD resolves `$<secret>:<key>` only in Secrets labelled part-of argocd
-    assert secret["metadata"]["labels"]["app.kubernetes.io/part-of"] == "argocd"
-    assert set(secret["data"]) == {"token"}
+    assert ensure["args"][:2] == ["ensure-secret", "argocd-lifecycle-generator-token"]
+    assert "app.kubernetes.io/part-of=argocd" in ensure["args"]
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]
     volume = next(v for v in pod["volumes"] if v["name"] == "token")
-    assert volume["secret"]["secretName"] == secret["metadata"]["name"]
+    assert volume["secret"]["secretName"] == "argocd-lifecycle-generator-token"
     mount = next(m for m in pod["containers"][0]["volumeMounts"] if m["name"] == "token")
     args = pod["containers"][0]["args"]
     assert args[args.index("--token-file") + 1] == f"{mount['mountPath']}/token"
@@ -92,7 +106,7 @@ def test_plugin_generator_configmap_points_at_the_generator_and_its_token() -> N
 
 def test_existing_token_secret_is_used_and_not_created() -> None:
     docs = render(sets=("pluginGenerator.token.existingSecret=my-token", "pluginGenerator.token.secretKey=bearer"))
-    assert not find(docs, "Secret")
+    assert not find(docs, "Secret") and not find(docs, "Job")
     config = one(docs, "ConfigMap", "argocd-lifecycle-generator")["data"]
     assert config["token"] == "$my-token:bearer"
     pod = one(docs, "Deployment")["spec"]["template"]["spec"]

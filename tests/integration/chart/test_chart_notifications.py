@@ -71,7 +71,7 @@ def test_no_webhook_service_without_a_receiver(tmp_path: Path) -> None:
 
 
 def test_apply_job_is_off_by_default_and_a_hook_when_on() -> None:
-    assert not find(render(), "Job")
+    assert not find(render(), "Job", "argocd-lifecycle-notifications-apply")
     docs = render(values=("all-enabled-values.yaml",))
     job = one(docs, "Job", "argocd-lifecycle-notifications-apply")
     assert job["metadata"]["annotations"]["helm.sh/hook"] == "post-install,post-upgrade"

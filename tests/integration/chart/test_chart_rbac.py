@@ -21,6 +21,7 @@ GENERATOR_RULES = [
         "verbs": ["get", "update"],
     },
     {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "patch"]},
+    {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch"]},
 ]
 
 
@@ -47,6 +48,22 @@ def test_generator_lease_name_is_the_one_the_generator_uses() -> None:
     from argocd_lifecycle.generators.fleet.leader import LeaseSettings
 
     assert GENERATOR_RULES[3]["resourceNames"] == [LeaseSettings(namespace="x", identity="y").name]
+
+
+def test_secret_init_may_read_and_complete_only_the_generated_secrets() -> None:
+    docs = render(values=("all-enabled-values.yaml",))
+    role = one(docs, "Role", "argocd-lifecycle-secret-init")
+    assert role["rules"] == [
+        {
+            "apiGroups": [""],
+            "resources": ["secrets"],
+            "resourceNames": ["argocd-lifecycle-generator-token", "argocd-lifecycle-receiver-inbound"],
+            "verbs": ["get", "update"],
+        },
+        # RBAC cannot limit create to a name; the Role is a hook deleted once the hooks succeeded
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
+    ]
+    assert "hook-succeeded" in role["metadata"]["annotations"]["helm.sh/hook-delete-policy"]
 
 
 def test_apply_job_may_touch_only_the_notifications_configmap() -> None:

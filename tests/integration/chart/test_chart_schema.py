@@ -23,10 +23,42 @@ pytestmark = pytest.mark.upstream
         (("generator.logLevel=LOUD",), "generator.logLevel"),
         (("receiver.enabled=true",), "receiver.config.receivers: Array must have at least 1 items"),
         (("pluginGenerator.token.existingSecret=Not_A_Name",), "pluginGenerator.token.existingSecret"),
+        (("generator.admissionPolicy.enabled=yes",), "generator.admissionPolicy.enabled: Invalid type"),
+        (("secretInit.enabled=no",), "secretInit.enabled: Invalid type. Expected: boolean"),
+        (("generator.serviceAccount.name=Not_A_Name",), "generator.serviceAccount.name"),
+        (("global.networkPolicy.metricsScrapers.podLabels.a b=c",), 'podLabels: Property name of "a b" does not match'),
     ],
 )
 def test_schema_rejects(sets: tuple[str, ...], message: str) -> None:
     error = render_error(sets=sets)
+    assert "values don't meet the specifications of the schema" in error
+    assert message in error
+
+
+SLACK = ("receiver.config.receivers[0].name=ops", "receiver.config.receivers[0].type=slack")
+
+
+@pytest.mark.parametrize(
+    ("sets", "message"),
+    [
+        # a sink URL carries its credential (Slack, DingTalk access_token): never in a ConfigMap
+        (
+            ("receiver.config.receivers[0].url=https://hooks.slack.example/T0/B0/xyz",),
+            "receivers.0.url: Must not validate",
+        ),
+        (("receiver.config.receivers[0].secret=s3cr3t",), "receivers.0.secret: Must not validate"),
+        (("receiver.config.receivers[0].token=s3cr3t",), "receivers.0.token: Must not validate"),
+        (("receiver.config.receivers[0].smtp.password=s3cr3t",), "receivers.0.smtp.password: Must not validate"),
+        (("receiver.config.inbound.token=s3cr3t",), "inbound.token: Must not validate"),
+        (("receiver.config.inbound.tokenFile=/tmp/t",), "inbound.tokenFile: Must not validate"),
+        # files only from the mounted Secrets (secretMounts)
+        (("receiver.config.receivers[0].urlFile=/etc/passwd",), "receivers.0.urlFile: Does not match pattern"),
+        (("receiver.config.receivers[0].smtp.passwordFile=/tmp/p",), "smtp.passwordFile: Does not match pattern"),
+        ((), "receivers.0: urlFile is required"),
+    ],
+)
+def test_receiver_credentials_only_from_secrets(sets: tuple[str, ...], message: str) -> None:
+    error = render_error(sets=("receiver.enabled=true", *SLACK, *sets))
     assert "values don't meet the specifications of the schema" in error
     assert message in error
 

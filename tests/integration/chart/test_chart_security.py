@@ -12,7 +12,11 @@ pytestmark = pytest.mark.upstream
 
 UID = 999
 # the workloads that call the Kubernetes API; every other pod gets no token
-API_CLIENTS = {"argocd-lifecycle-generator", "argocd-lifecycle-notifications-apply"}
+API_CLIENTS = {
+    "argocd-lifecycle-generator",
+    "argocd-lifecycle-notifications-apply",
+    "argocd-lifecycle-secret-init",
+}
 ALLOWED_VOLUMES = {"emptyDir", "configMap", "secret", "persistentVolumeClaim"}
 
 
@@ -73,6 +77,7 @@ def test_all_enabled_covers_every_workload() -> None:
         "Deployment/argocd-lifecycle-generator",
         "Deployment/argocd-lifecycle-receiver",
         "Job/argocd-lifecycle-notifications-apply",
+        "Job/argocd-lifecycle-secret-init",
     }
 
 
@@ -82,6 +87,7 @@ def test_service_accounts_do_not_hand_out_tokens_by_default() -> None:
     assert accounts["argocd-lifecycle-generator"]["automountServiceAccountToken"] is True
     assert accounts["argocd-lifecycle-receiver"]["automountServiceAccountToken"] is False
     assert accounts["argocd-lifecycle-notifications-apply"]["automountServiceAccountToken"] is False
+    assert accounts["argocd-lifecycle-secret-init"]["automountServiceAccountToken"] is False
 
 
 def test_weakening_a_security_setting_is_seen() -> None:

@@ -61,7 +61,15 @@ def value_paths(values: dict[str, Any], prefix: str = "") -> set[str]:
 
 
 def test_every_value_is_in_the_schema() -> None:
-    free_form = ("global.podSecurityContext.", "global.containerSecurityContext.", "receiver.config.")
+    free_form = (
+        "global.podSecurityContext.",
+        "global.containerSecurityContext.",
+        "receiver.config.",
+        # label maps: keys are label names, checked by propertyNames
+        "global.networkPolicy.metricsScrapers.podLabels.",
+        "generator.networkPolicy.applicationSetControllerLabels.",
+        "receiver.networkPolicy.notificationsControllerLabels.",
+    )
     # resource quantities are a map of names to quantities, checked by additionalProperties
     missing = {
         p
@@ -113,3 +121,57 @@ def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expe
 def test_redis_allows_several_receivers() -> None:
     values = merged({"receiver": {"replicas": 3, "state": {"type": "redis", "redis": {"url": "redis://r:6379/0"}}}})
     assert errors(values) == []
+
+
+SECRETS = "/etc/argocd-lifecycle/receiver/secrets"
+
+
+def receiver(*sinks: dict[str, Any], inbound: dict[str, Any] | None = None) -> dict[str, Any]:
+    config: dict[str, Any] = {"receivers": list(sinks)}
+    if inbound is not None:
+        config["inbound"] = inbound
+    return merged({"receiver": {"enabled": True, "config": config}})
+
+
+def test_sinks_from_mounted_secrets_are_accepted() -> None:
+    slack = {"name": "ops", "type": "slack", "urlFile": f"{SECRETS}/slack/url"}
+    email = {
+        "name": "mail",
+        "type": "email",
+        "smtp": {"host": "smtp.example", "from": "a@example.org", "to": ["b@example.org"],
+                 "usernameFile": f"{SECRETS}/smtp/user", "passwordFile": f"{SECRETS}/smtp/password"},
+    }  # fmt: skip
+    assert errors(receiver(slack, email, inbound={"tolerance": "5m"})) == []
+
+
+@pytest.mark.parametrize(
+    ("sink", "inbound", "expected"),
+    [
+        ({"name": "a", "type": "slack", "url": "https://hooks.slack.example/x"}, None, "receivers.0.url"),
+        ({"name": "a", "type": "dingtalk", "urlFile": f"{SECRETS}/d/url", "secret": "k"}, None, "receivers.0.secret"),
+        ({"name": "a", "type": "email", "smtp": {"password": "p"}}, None, "receivers.0.smtp.password"),
+        ({"name": "a", "type": "webhook", "urlFile": "/var/run/url"}, None, "receivers.0.urlFile: '/var/run/url'"),
+        ({"name": "a", "type": "teams"}, None, "receiver.config.receivers.0: 'urlFile' is a required property"),
+        ({"name": "a", "type": "slack", "urlFile": f"{SECRETS}/s/url"}, {"hmacSecret": "x"}, "inbound.hmacSecret"),
+    ],
+)  # fmt: skip
+def test_inline_credentials_are_refused(sink: dict[str, Any], inbound: dict[str, Any] | None, expected: str) -> None:
+    found = errors(receiver(sink, inbound=inbound))
+    assert any(e.startswith(expected) or expected in e for e in found), found
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ({"generator": {"admissionPolicy": {"enabled": "yes"}}}, "generator.admissionPolicy.enabled: 'yes'"),
+        ({"generator": {"admissionPolicy": {"mode": "audit"}}}, "generator.admissionPolicy: Additional properties"),
+        ({"generator": {"networkPolicy": {"applicationSetControllerLabels": {"a b": "c"}}}}, "generator.networkPolicy"),
+        ({"receiver": {"networkPolicy": {"notificationsControllerLabels": {"app": "a b"}}}}, "receiver.networkPolicy"),
+        ({"global": {"networkPolicy": {"metricsScrapers": {"podLabels": {"app": 1}}}}}, "global.networkPolicy"),
+        ({"generator": {"serviceAccount": {"name": "Bad Name"}}}, "generator.serviceAccount.name"),
+        ({"secretInit": {"backoffLimit": -1}}, "secretInit.backoffLimit: -1 is less than the minimum of 0"),
+    ],
+)
+def test_policy_values_are_checked(override: dict[str, Any], expected: str) -> None:
+    found = errors(merged(override))
+    assert any(e.startswith(expected) for e in found), found
