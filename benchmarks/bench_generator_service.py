@@ -109,9 +109,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for(url: str, timeout: float = 60.0) -> None:
+def wait_for(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Until the server answers; a server process that exits first stops the run at once."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server for {url} exited with {proc.returncode} before answering")
         try:
             httpx.get(url, timeout=2)
             return
@@ -220,7 +223,7 @@ def main() -> None:
         procs = [ours]
         try:
             ours_url = f"http://127.0.0.1:{ours_port}"
-            wait_for(ours_url + "/healthz")
+            wait_for(ours_url + "/healthz", ours)
             bodies = {encoding: fetch_raw(ours_url + PATH, encoding) for encoding in ENCODINGS}
             sets = len(json.loads(bodies["identity"])["output"]["parameters"])
             target = work / "www" / "api" / "v1" / "getparams.execute"
@@ -230,7 +233,7 @@ def main() -> None:
             (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=nginx_port))
             procs.append(subprocess.Popen([nginx, "-p", str(work), "-c", str(work / "nginx.conf")]))
             nginx_url = f"http://127.0.0.1:{nginx_port}"
-            wait_for(nginx_url + "/")
+            wait_for(nginx_url + "/", procs[-1])
             for encoding in ENCODINGS:
                 if fetch_raw(nginx_url + PATH, encoding) != bodies[encoding]:
                     raise SystemExit(f"nginx does not serve the same {encoding} bytes")
