@@ -43,4 +43,5 @@ def test_every_named_path_exists(token: str) -> None:
     ),
 )
 def test_every_core_module_is_in_the_map(module: str) -> None:
-    assert f"`{module}`" in DOC.read_text(encoding="utf-8"), f"{module} holds shared code: say what it is for"
+    hint = f"{module} holds shared code: say in docs/architecture.md what it is for"
+    assert f"`{module}`" in DOC.read_text(encoding="utf-8"), hint

@@ -25,13 +25,14 @@ def test_our_annotations_carry_the_prefix() -> None:
 
 @pytest.mark.parametrize("name", [*(p.value for p in Phase), *(r.value for r in Reason)])
 def test_every_phase_and_reason_is_documented(name: str) -> None:
-    assert f"`{name}`" in ARCHITECTURE
+    assert f"`{name}`" in ARCHITECTURE, f"{name} is a contract: document it in docs/architecture.md"
 
 
 @pytest.mark.parametrize("key", ANNOTATIONS)
 def test_every_annotation_key_is_documented(key: str) -> None:
     short = key.removeprefix(PREFIX)
-    assert f"`{key}" in ARCHITECTURE or f"`{short}`" in ARCHITECTURE, key
+    documented = f"`{key}" in ARCHITECTURE or f"`{short}`" in ARCHITECTURE
+    assert documented, f"annotation {key} is a contract: document it in docs/architecture.md"
 
 
 def test_secret_label_and_event_source_are_documented() -> None:
