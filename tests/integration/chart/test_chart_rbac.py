@@ -1,4 +1,4 @@
-"""RBAC: namespaced only, and exactly the verbs each component needs (issue 8)."""
+"""RBAC: namespaced only, and exactly the verbs each component needs."""
 
 from __future__ import annotations
 
