@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "scan": "argocd_lifecycle.plugin.scan_cli:scan",
     "convert": "argocd_lifecycle.plugin.scan_cli:convert",
     "generator": "argocd_lifecycle.generators.cli:generator",
+    "preflight": "argocd_lifecycle.generators.preflight.cli:preflight",
     "notifications": "argocd_lifecycle.notifications.catalog.cli:notifications",
     "receiver": "argocd_lifecycle.notifications.receiver.cli:receiver",
     "timeline": "argocd_lifecycle.notifications.timeline.cli:timeline",

@@ -12,9 +12,10 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from argocd_lifecycle.certs import CertificateError, earliest_expiry
 from argocd_lifecycle.errors import LifecycleError
@@ -213,3 +214,20 @@ def parse_secret(obj: SecretWire, *, where: str = "") -> ClusterSecret:
         credentials=credentials,
         certificate_expires_at=expires,
     )
+
+
+def read_cluster_secrets(
+    objects: Iterable[tuple[Mapping[str, Any], str]],
+) -> tuple[list[ClusterSecret], list[str]]:
+    """Parse the cluster Secrets among ``(object, where)`` (other Secrets are skipped unread); an unusable
+    one is skipped with a note, as a reader of files or lists must not fail on one bad Secret."""
+    found, notes = [], []
+    for obj, where in objects:
+        wire = cast(SecretWire, obj)
+        if not is_cluster_secret(wire):
+            continue
+        try:
+            found.append(parse_secret(wire, where=where))
+        except InvalidClusterSecret as exc:
+            notes.append(f"cluster Secret skipped: {exc}")
+    return found, notes

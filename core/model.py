@@ -23,9 +23,18 @@ class Annotation:
     PHASE_SINCE = PREFIX + "phase-since"
     KUBERNETES_VERSION = PREFIX + "kubernetes-version"
     UPGRADE_TO = PREFIX + "upgrade-to"
+    #: written by the upgrade gate while upgrade-to is set: blocking objects, a one-line summary of
+    #: them, and when the blocked episode began (the episode's identity for notifications)
+    UPGRADE_BLOCKERS = PREFIX + "upgrade-blockers"
+    UPGRADE_BLOCKED = PREFIX + "upgrade-blocked"
+    UPGRADE_BLOCKED_SINCE = PREFIX + "upgrade-blocked-since"
     DECOMMISSION = PREFIX + "decommission"
     CLUSTER_PHASE = PREFIX + "cluster-phase"
     CLUSTER_PHASE_SINCE = PREFIX + "cluster-phase-since"
+    #: the gate's results as the ApplicationSet template stamps them on Applications (for the catalog)
+    CLUSTER_UPGRADE_BLOCKERS = PREFIX + "cluster-upgrade-blockers"
+    CLUSTER_UPGRADE_BLOCKED = PREFIX + "cluster-upgrade-blocked"
+    CLUSTER_UPGRADE_BLOCKED_SINCE = PREFIX + "cluster-upgrade-blocked-since"
     RENDERED_FOR = PREFIX + "rendered-for"
     REWRITTEN_FROM = PREFIX + "rewritten-from"
     SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
@@ -47,8 +56,12 @@ class Reason(StrEnum):
     CERTIFICATE_EXPIRING = "ClusterCertificateExpiring"
     DECOMMISSIONING = "ClusterDecommissioning"
     REMOVED = "ClusterRemoved"
+    UPGRADE_BLOCKED = "ClusterUpgradeBlocked"
+    UPGRADE_CLEAR = "ClusterUpgradeClear"
 
 
 CLUSTER_SECRET_LABEL = "argocd.argoproj.io/secret-type"  # noqa: S105 - a label key
 CLUSTER_SECRET_LABEL_VALUE = "cluster"  # noqa: S105 - a label value
 EVENT_SOURCE = "argocd-lifecycle"
+#: how an Application names our config-management plugin (``<name>-<version>`` of plugin.yaml)
+CMP_PLUGIN = "argocd-lifecycle-v1"

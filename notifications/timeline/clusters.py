@@ -6,16 +6,9 @@ only their names and servers matter here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Iterable
 
-from argocd_lifecycle.cluster_secrets import (
-    ClusterSecret,
-    InvalidClusterSecret,
-    SecretWire,
-    is_cluster_secret,
-    parse_secret,
-)
+from argocd_lifecycle.cluster_secrets import ClusterSecret, read_cluster_secrets
 from argocd_lifecycle.notifications.timeline.model import Destination
 
 IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
@@ -29,17 +22,4 @@ def destination_secrets(secrets: Iterable[ClusterSecret], dest: Destination) -> 
     return [s for s in secrets if dest.name and s.name == dest.name]
 
 
-def read_cluster_secrets(
-    objects: Iterable[tuple[Mapping[str, Any], str]],
-) -> tuple[list[ClusterSecret], list[str]]:
-    """Parse the cluster Secrets among ``(object, where)``; an unusable one is skipped with a note."""
-    found, notes = [], []
-    for obj, where in objects:
-        wire = cast(SecretWire, obj)
-        if not is_cluster_secret(wire):
-            continue
-        try:
-            found.append(parse_secret(wire, where=where))
-        except InvalidClusterSecret as exc:
-            notes.append(f"cluster Secret skipped: {exc}")
-    return found, notes
+__all__ = ["IN_CLUSTER_SERVER", "destination_secrets", "read_cluster_secrets"]

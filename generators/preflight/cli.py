@@ -1,0 +1,120 @@
+"""``argocd-lifecycle preflight CLUSTER --to X.Y``: what upgrading CLUSTER to X.Y would break.
+
+Exit codes, as ``scan``: 0 nothing to do, 2 only deprecated APIs or objects the plugin rewrites at
+render, 3 blockers, 1 errors (bad input, an unknown cluster, an unreachable API, bad flags: 2 is taken).
+``--fail-on`` moves the threshold: ``blockers`` exits 0 unless something blocks, ``never`` exits 0
+unless the preflight could not run.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.generators.preflight.render import FORMATS
+from argocd_lifecycle.generators.preflight.report import EXIT_ERROR, FailOn
+from argocd_lifecycle.versions import KubeVersion
+
+
+class _UsageError(click.UsageError):
+    exit_code = EXIT_ERROR
+
+
+class _PreflightCommand(click.Command):
+    """Usage errors exit 1 here: 2 means "deprecated APIs found"."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            raise _UsageError(exc.format_message(), exc.ctx) from exc
+
+
+def _version(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        return KubeVersion.parse(value).key
+    except LifecycleError as exc:
+        raise click.BadParameter(exc.message.split(": ", 1)[-1]) from exc
+
+
+@click.command("preflight", cls=_PreflightCommand)
+@click.argument("cluster")
+@click.option("--to", "target", required=True, callback=_version, help="The release to upgrade to (1.33, v1.33.2).")
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--fail-on",
+    type=click.Choice([f.value for f in FailOn]),
+    default=FailOn.DEPRECATED.value,
+    show_default=True,
+    help="The least finding that makes the exit code non-zero: deprecated (2 or 3), blockers (3), never.",
+)
+@click.option(
+    "--from-file",
+    "from_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read `kubectl get applications -o json` and `kubectl get secret -o json` output instead of a "
+    "cluster (repeatable).",
+)
+@click.option("-n", "--namespace", default="argocd", show_default=True, help="Argo CD's namespace (live).")
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig of the management cluster (live).")
+@click.option("--context", help="Kubeconfig context (live).")
+@click.option(
+    "--current-version",
+    callback=_version,
+    help="The cluster's version today (default: the kubernetes-version annotation the generator writes).",
+)
+@click.option(
+    "--additional-versions",
+    "-f",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Extra rules for your own CRDs (same shape as the built-in table, or pluto's versions file).",
+)
+def preflight(  # noqa: PLR0917 - one parameter per click option
+    cluster: str,
+    target: tuple[int, int],
+    output: str,
+    fail_on: str,
+    from_files: tuple[Path, ...],
+    namespace: str,
+    kubeconfig: str | None,
+    context: str | None,
+    current_version: tuple[int, int] | None,
+    additional_versions: Path | None,
+) -> None:
+    """Report every object Argo CD deploys to CLUSTER whose API the release --to no longer serves.
+
+    Exit 0 when nothing is to do, 2 for deprecated APIs or objects the plugin rewrites at render only,
+    3 when something blocks the upgrade, 1 on errors.
+    """
+    from argocd_lifecycle.deprecations.knowledge import knowledge_base
+    from argocd_lifecycle.generators.preflight import sources
+    from argocd_lifecycle.generators.preflight.clusters import resolve
+    from argocd_lifecycle.generators.preflight.evaluate import evaluate
+    from argocd_lifecycle.generators.preflight.render import render
+    from argocd_lifecycle.generators.preflight.report import exit_code
+
+    try:
+        kb = knowledge_base(additional_versions)
+        if from_files:
+            inputs = sources.read_files(from_files)
+        else:
+            from argocd_lifecycle.kube import KubeSettings, connect
+
+            inputs = sources.read_live(connect(KubeSettings(kubeconfig=kubeconfig, context=context)), namespace)
+        ref = resolve(cluster, inputs.secrets)
+        report = evaluate(kb, ref, inputs.apps, target, current=current_version)
+    except LifecycleError as exc:
+        for line in exc.lines():
+            click.echo(f"error: {line}", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.stdout.write(render(report, output))
+    for note in inputs.notes:
+        click.echo(f"note: {note}", err=True)
+    sys.exit(exit_code(report, FailOn(fail_on)))

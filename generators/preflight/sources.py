@@ -1,0 +1,69 @@
+"""Where the preflight's input comes from: the management cluster, or files from a support bundle.
+
+- **Live**: the Applications (``argoproj.io/v1alpha1``) and the cluster Secrets (label
+  ``argocd.argoproj.io/secret-type=cluster``) of the Argo CD namespace, through the ``kubernetes``
+  client and a kubeconfig (or the in-cluster account); lists are paged.
+- **Files** (``--from-file``, repeatable): what ``kubectl get applications -o json`` and
+  ``kubectl get secret -o json`` print, single objects or Lists, mixed freely. Secrets that are not
+  cluster Secrets are skipped unread; any kind other than Applications and Secrets is an error naming
+  the file and item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from argocd_lifecycle.cluster_secrets import ClusterSecret, read_cluster_secrets
+from argocd_lifecycle.generators.preflight.apps import AppRecord, PreflightInputError, read_application
+from argocd_lifecycle.kube_lists import items, load_document, pages
+from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
+
+if TYPE_CHECKING:  # offline runs do not import the Kubernetes client
+    from argocd_lifecycle.kube import Kube
+
+GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    apps: tuple[AppRecord, ...]
+    secrets: tuple[ClusterSecret, ...]
+    notes: tuple[str, ...] = ()
+
+
+def is_application(obj: Mapping[str, Any]) -> bool:
+    api = obj.get("apiVersion")
+    return obj.get("kind") == "Application" and isinstance(api, str) and api.startswith(GROUP + "/")
+
+
+def read_files(paths: Sequence[Path]) -> Inputs:
+    apps: list[AppRecord] = []
+    secrets: list[tuple[Mapping[str, Any], str]] = []
+    for path in paths:
+        for obj, where in items(load_document(path), str(path)):
+            kind = obj.get("kind")
+            if is_application(obj):
+                apps.append(read_application(obj, where))
+            elif kind == "Secret":
+                secrets.append((obj, where))
+            else:
+                shown = f"{obj.get('apiVersion')} {kind}" if kind else "an object without kind"
+                raise PreflightInputError(f"{where}: is {shown}; expected Argo CD Applications or cluster Secrets")
+    parsed, notes = read_cluster_secrets(secrets)
+    return Inputs(tuple(apps), tuple(parsed), tuple(notes))
+
+
+def read_live(kube: Kube, namespace: str) -> Inputs:
+    what = f"list Applications in namespace {namespace} on {kube.host}"
+    listed = pages(kube, what, kube.custom.list_namespaced_custom_object, GROUP, VERSION, namespace, PLURAL)
+    apps = [read_application(obj, f"{what}: item {i}") for i, obj in enumerate(listed)]
+    what = f"list cluster Secrets in namespace {namespace} on {kube.host}"
+    selector = f"{CLUSTER_SECRET_LABEL}={CLUSTER_SECRET_LABEL_VALUE}"
+    raw = pages(kube, what, kube.core.list_namespaced_secret, namespace, label_selector=selector)
+    parsed, notes = read_cluster_secrets(
+        (obj, f"Secret {namespace}/{(obj.get('metadata') or {}).get('name')}") for obj in raw
+    )
+    return Inputs(tuple(apps), tuple(parsed), tuple(notes))
