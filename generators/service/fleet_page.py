@@ -12,7 +12,8 @@ from typing import TypedDict
 import jinja2
 
 from argocd_lifecycle.generators.fleet.view import ClusterState, FleetView
-from argocd_lifecycle.model import Phase
+from argocd_lifecycle.generators.service.params import upgrade_gate
+from argocd_lifecycle.model import Annotation, Phase
 from argocd_lifecycle.times import format_rfc3339
 
 #: certificates expiring sooner than this are highlighted
@@ -29,6 +30,11 @@ class ClusterRow(TypedDict):
     nodes: int
     nodesReady: int
     certificateExpiresAt: str | None
+    #: the upgrade target named on the Secret ("" when none) and the upgrade gate's verdict on it:
+    #: blocking objects (None until the gate decided) and their summary
+    upgradeTo: str
+    upgradeBlockers: int | None
+    upgradeBlocked: str
 
 
 class FleetDocument(TypedDict):
@@ -42,6 +48,7 @@ def _stamp(moment: datetime | None) -> str | None:
 
 
 def cluster_row(cluster: ClusterState) -> ClusterRow:
+    blockers, _, blocked, _ = upgrade_gate(cluster)
     return {
         "name": cluster.name,
         "server": cluster.server,
@@ -52,6 +59,9 @@ def cluster_row(cluster: ClusterState) -> ClusterRow:
         "nodes": cluster.nodes,
         "nodesReady": cluster.nodes_ready,
         "certificateExpiresAt": _stamp(cluster.certificate_expires_at),
+        "upgradeTo": cluster.annotations.get(Annotation.UPGRADE_TO, ""),
+        "upgradeBlockers": int(blockers) if blockers else None,
+        "upgradeBlocked": blocked,
     }
 
 
@@ -114,6 +124,7 @@ class FleetPage:
         return self._template.render(
             rows=rows,
             counts=counts,
+            blocked=sum(1 for r in rows if r["upgradeBlockers"]),
             synced=fleet.synced(),
             stale_seconds=fleet.stale_seconds(),
             refresh_seconds=self._refresh_seconds,

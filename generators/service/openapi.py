@@ -101,7 +101,19 @@ _SCHEMAS: dict[str, Any] = {
             "project": _STRING,
             "metadata": {"type": "object", "properties": {"labels": _strings(), "annotations": _strings()}},
             "lifecycle": _strings(required=["phase", "phaseSince", "ready", "syncEnabled", "prune", "selfHeal"]),
-            "kubernetes": _strings(required=["version", "gitVersion", "major", "minor", "upgradeTo"]),
+            "kubernetes": _strings(
+                required=[
+                    "version",
+                    "gitVersion",
+                    "major",
+                    "minor",
+                    "upgradeTo",
+                    "upgradeBlockers",
+                    "upgradeClear",
+                    "upgradeBlocked",
+                    "upgradeBlockedSince",
+                ]
+            ),
             "input": {"type": "object"},
         },
     ),
@@ -135,6 +147,9 @@ _SCHEMAS: dict[str, Any] = {
             "nodes",
             "nodesReady",
             "certificateExpiresAt",
+            "upgradeTo",
+            "upgradeBlockers",
+            "upgradeBlocked",
         ],
         {
             "name": _STRING,
@@ -146,6 +161,9 @@ _SCHEMAS: dict[str, Any] = {
             "nodes": {"type": "integer", "minimum": 0},
             "nodesReady": {"type": "integer", "minimum": 0},
             "certificateExpiresAt": {"type": "string", "format": "date-time", "nullable": True},
+            "upgradeTo": _STRING,
+            "upgradeBlockers": {"type": "integer", "minimum": 0, "nullable": True},
+            "upgradeBlocked": _STRING,
         },
     ),
     "FleetDocument": _object(

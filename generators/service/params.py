@@ -18,7 +18,7 @@ from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.service.inputs import GeneratorInput
 from argocd_lifecycle.generators.service.policy import PolicyTable
-from argocd_lifecycle.model import Phase
+from argocd_lifecycle.model import Annotation, Phase
 from argocd_lifecycle.times import format_rfc3339
 from argocd_lifecycle.versions import KubeVersion
 
@@ -43,6 +43,10 @@ class KubernetesParams(TypedDict):
     major: str
     minor: str
     upgradeTo: str
+    upgradeBlockers: str
+    upgradeClear: str
+    upgradeBlocked: str
+    upgradeBlockedSince: str
 
 
 class ClusterParams(TypedDict):
@@ -84,6 +88,18 @@ def _flag(value: bool) -> str:
     return "true" if value else "false"
 
 
+def upgrade_gate(cluster: ClusterState) -> tuple[str, str, str, str]:
+    """(blockers, clear, blocked summary, blocked since) as the upgrade gate wrote them on the Secret;
+    all empty while no ``upgrade-to`` is set or before the gate has decided."""
+    ann = cluster.annotations
+    blockers = ann.get(Annotation.UPGRADE_BLOCKERS, "") if ann.get(Annotation.UPGRADE_TO) else ""
+    if not blockers.isdigit():
+        return "", "", "", ""
+    blocked = blockers != "0"
+    summary = ann.get(Annotation.UPGRADE_BLOCKED, "") if blocked else ""
+    return blockers, _flag(not blocked), summary, ann.get(Annotation.UPGRADE_BLOCKED_SINCE, "") if blocked else ""
+
+
 def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
     """The parameter set of one cluster, without the request's ``input`` echo."""
     metadata: MetadataParams = {}
@@ -93,6 +109,7 @@ def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
         metadata["annotations"] = dict(cluster.annotations)
     rule = policy.rule(cluster.phase)
     version = kube_version(cluster)
+    blockers, clear, blocked, blocked_since = upgrade_gate(cluster)
     return {
         "name": cluster.name,
         "nameNormalized": normalize_name(cluster.name),
@@ -113,6 +130,10 @@ def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
             "major": str(version.major) if version else "",
             "minor": str(version.minor) if version else "",
             "upgradeTo": cluster.upgrade_to if cluster.phase is Phase.UPGRADING else "",
+            "upgradeBlockers": blockers,
+            "upgradeClear": clear,
+            "upgradeBlocked": blocked,
+            "upgradeBlockedSince": blocked_since,
         },
     }
 

@@ -214,6 +214,9 @@ def test_clusters_endpoint_lists_the_fleet(client: TestClient) -> None:
         "nodes": 5,
         "nodesReady": 3,
         "certificateExpiresAt": "2026-01-15T00:00:00Z",
+        "upgradeTo": "",
+        "upgradeBlockers": None,
+        "upgradeBlocked": "",
     }
 
 

@@ -62,6 +62,10 @@ def test_parameter_set_has_cluster_generator_keys_and_lifecycle_keys() -> None:
             "major": "1",
             "minor": "30",
             "upgradeTo": "1.31",
+            "upgradeBlockers": "",
+            "upgradeClear": "",
+            "upgradeBlocked": "",
+            "upgradeBlockedSince": "",
         },
     }
     assert all(isinstance(leaf, str) for leaf in _leaves(params))
@@ -77,7 +81,10 @@ def test_metadata_maps_are_present_only_when_non_empty_like_the_cluster_generato
 def test_upgrade_to_is_empty_unless_upgrading_and_unknown_version_is_empty() -> None:
     leftover = cluster("x", Phase.READY, upgrade_to="1.31", version="")
     params = cluster_params(leftover, POLICY)
-    assert params["kubernetes"] == {"version": "", "gitVersion": "", "major": "", "minor": "", "upgradeTo": ""}
+    assert params["kubernetes"] == {
+        "version": "", "gitVersion": "", "major": "", "minor": "", "upgradeTo": "",
+        "upgradeBlockers": "", "upgradeClear": "", "upgradeBlocked": "", "upgradeBlockedSince": "",
+    }  # fmt: skip
     assert params["lifecycle"]["phaseSince"] == "2025-03-01T08:30:00Z"
     assert cluster_params(cluster("y", phase_since=None), POLICY)["lifecycle"]["phaseSince"] == ""
 
