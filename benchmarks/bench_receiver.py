@@ -28,8 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[1]
 CLI = str(REPO / ".venv" / "bin" / "argocd-lifecycle")
 TOKEN = "bench-token"
@@ -142,6 +145,15 @@ async def fixed_rate(port: int, reqs: list[bytes], rate: float, connections: int
     return achieved, latencies
 
 
+def bounded(measurement: Coroutine[Any, Any, T], what: str, events: int) -> T:
+    """Run one measurement with a deadline: a server that stops answering ends the run with a message
+    instead of a hang (a healthy one needs well under a millisecond per event)."""
+    try:
+        return asyncio.run(asyncio.wait_for(measurement, timeout=30 + events / 100))
+    except TimeoutError:
+        raise SystemExit(f"{what}: {events} events did not complete within {30 + events / 100:.0f}s") from None
+
+
 def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -201,9 +213,10 @@ def main() -> None:
                     # new seeds each run: every round brings fresh events, not duplicates of the last
                     reqs = requests(args.events, seed=2 * r)
                     cpu = cpu_seconds(proc.pid)
-                    eps = asyncio.run(saturate(port, reqs))
+                    eps = bounded(saturate(port, reqs), f"{name} saturation", args.events)
                     cpu_us = (cpu_seconds(proc.pid) - cpu) / len(reqs) * 1e6
-                    achieved, lat = asyncio.run(fixed_rate(port, requests(args.events, 2 * r + 1), args.rate))
+                    offered = fixed_rate(port, requests(args.events, 2 * r + 1), args.rate)
+                    achieved, lat = bounded(offered, f"{name} fixed rate", args.events)
                     lat.sort()
                     row = results[name]
                     row["eps"].append(eps)
