@@ -182,6 +182,9 @@ def build(settings: CatalogSettings | None = None, root: Path | None = None) -> 
     keys = {
         "cluster_phase": Annotation.CLUSTER_PHASE,
         "cluster_phase_since": Annotation.CLUSTER_PHASE_SINCE,
+        "cluster_upgrade_blockers": Annotation.CLUSTER_UPGRADE_BLOCKERS,
+        "cluster_upgrade_blocked": Annotation.CLUSTER_UPGRADE_BLOCKED,
+        "cluster_upgrade_blocked_since": Annotation.CLUSTER_UPGRADE_BLOCKED_SINCE,
         "notified": NOTIFIED_ANNOTATION,
     }
     # globals reach imported macro files too

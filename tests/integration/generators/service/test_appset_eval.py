@@ -81,6 +81,10 @@ def test_example_applicationset_in_go_template_mode(live_service: LiveService, t
     assert staging["metadata"]["annotations"] == {
         "argocd-lifecycle.io/cluster-phase": "Upgrading",
         "argocd-lifecycle.io/cluster-phase-since": "2025-03-01T08:30:00Z",
+        # the upgrade gate has not decided for staging-1 (no upgrade-blockers annotation on its Secret)
+        "argocd-lifecycle.io/cluster-upgrade-blockers": "",
+        "argocd-lifecycle.io/cluster-upgrade-blocked": "",
+        "argocd-lifecycle.io/cluster-upgrade-blocked-since": "",
     }
     assert _env(staging) == {"CLUSTER_NAME": "staging-1", "CLUSTER_PHASE": "Upgrading", "CLUSTER_UPGRADE_TO": "1.31"}
     assert staging["spec"]["source"]["plugin"]["name"] == "argocd-lifecycle-v1"

@@ -21,6 +21,7 @@ CATALOG_TRIGGERS = {
     "on-cluster-upgrading",
     "on-cluster-upgraded",
     "on-cluster-decommissioning",
+    "on-cluster-upgrade-blocked",
 }
 
 
