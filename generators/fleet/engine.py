@@ -14,12 +14,15 @@ import contextlib
 import logging
 import random
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.lifecycle import (
+    LifecycleEvent,
     LifecycleSettings,
     Observation,
     Step,
@@ -35,6 +38,7 @@ from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.fleet.writer import LogWriter, Writer
+from argocd_lifecycle.model import Phase
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +47,37 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def _observation(secret: ClusterSecret, probe: ProbeResult | None) -> Observation:
-    creds = secret.credentials
-    return Observation(secret.annotations, creds.fingerprint, secret.certificate_expires_at, probe)
-
-
-#: how many deleted clusters are remembered as explicit departures
+#: how many deleted clusters are remembered (by server: their name, whether they left explicitly)
 MAX_DEPARTED = 4096
+
+
+class Memory(Protocol):
+    """What must survive a restart where no Kubernetes object can hold it (``--clusters-from``): the
+    phase annotations the writer would have put on each Secret, and the explicit departures."""
+
+    def phase(self, secret_name: str) -> Mapping[str, str]: ...
+
+    def departures(self) -> Mapping[str, str]:
+        """server -> name of the clusters that left explicitly."""
+        ...
+
+    def departed(self, server: str, name: str) -> None: ...
+
+    def returned(self, server: str) -> None: ...
+
+    def forget(self, secret_name: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Removal:
+    name: str
+    explicit: bool
+
+
+def _visible(c: ClusterState) -> tuple[object, ...]:
+    """The fields parameter sets are made of: a change in them must reach the ApplicationSets."""
+    return (c.name, c.server, c.project, c.labels, c.annotations, c.phase, c.phase_since, c.ready,
+            c.git_version, c.upgrade_to)  # fmt: skip
 
 
 @dataclass
@@ -69,6 +97,8 @@ class FleetEngine:
         probing: ProberSettings,
         outputs: Outputs | None = None,
         metrics: FleetMetrics | None = None,
+        *,
+        memory: Memory | None = None,
     ) -> None:
         self.inventory = inventory
         self.lifecycle, self.probing = lifecycle, probing
@@ -80,12 +110,16 @@ class FleetEngine:
         self._changes: dict[str, asyncio.Queue[None]] = {}
         self._states: dict[str, ClusterState] = {}
         self._view: list[ClusterState] | None = None
+        self._maps: tuple[dict[str, str], dict[str, str]] | None = None  # server -> name, name -> server
         self._semaphore = asyncio.Semaphore(probing.concurrency)
         self._background: set[asyncio.Task[None]] = set()
         self._invalid: dict[str, Change] = {}
         self._unwritten: set[str] = set()
-        #: cluster names whose Secret was deleted, oldest first (bounded): explicit departures
-        self._departed: OrderedDict[str, None] = OrderedDict()
+        self.memory = memory
+        #: clusters whose Secret was deleted, by server, oldest first (bounded)
+        self._removed: OrderedDict[str, _Removal] = OrderedDict()
+        for server, name in (memory.departures() if memory else {}).items():
+            self._removed[server] = _Removal(name, explicit=True)
         self.leading = False
         #: probes completed (all clusters), for benchmarks and tests
         self.probes = 0
@@ -106,7 +140,29 @@ class FleetEngine:
         return self.inventory.stale_seconds()
 
     def departed(self) -> frozenset[str]:
-        return frozenset(self._departed)
+        return frozenset(server for server, r in self._removed.items() if r.explicit)
+
+    def identify(self, server: str, name: str) -> tuple[str, str]:
+        """Fill in the server of a cluster known by name, or the name of one known by server, from the
+        clusters known now and those removed (for the guard's baseline and its messages)."""
+        if self._maps is None:
+            states = self._states.values()
+            self._maps = ({c.server: c.name for c in states}, {c.name: c.server for c in states})
+        names, servers = self._maps
+        if server and not name:
+            removal = self._removed.get(server)
+            return server, names.get(server) or (removal.name if removal else "")
+        if name and not server:
+            found = servers.get(name) or next((k for k, r in reversed(self._removed.items()) if r.name == name), "")
+            return found, name
+        return server, name
+
+    def _observation(self, secret: ClusterSecret, probe: ProbeResult | None) -> Observation:
+        creds = secret.credentials
+        annotations: Mapping[str, str] = secret.annotations
+        if self.memory is not None:  # the phase the writer remembered for this Secret, to resume from
+            annotations = {**secret.annotations, **self.memory.phase(secret.secret_name)}
+        return Observation(annotations, creds.fingerprint, secret.certificate_expires_at, probe)
 
     # -- leadership -------------------------------------------------------------------------------
     def set_leader(self, leading: bool) -> None:
@@ -160,11 +216,18 @@ class FleetEngine:
         self._unwritten.discard(name)
         state = self.tracked.pop(name, None)
         shown = self._states.pop(name, None)
-        self._view = None
+        self._view = self._maps = None
         if shown is not None:
-            self._departed[shown.name] = None
-            while len(self._departed) > MAX_DEPARTED:
-                self._departed.popitem(last=False)
+            # explicit only when it was Decommissioning before its Secret vanished
+            explicit = shown.phase is Phase.DECOMMISSIONING
+            self._removed.pop(shown.server, None)
+            self._removed[shown.server] = _Removal(shown.name, explicit)
+            while len(self._removed) > MAX_DEPARTED:
+                self._removed.popitem(last=False)
+            if self.memory is not None:
+                if explicit:
+                    self.memory.departed(shown.server, shown.name)
+                self.memory.forget(name)
             if self.metrics:
                 self.metrics.forget(shown.name)
         if self.leading and state is not None and change.secret is not None:
@@ -175,7 +238,7 @@ class FleetEngine:
         self._spawn(self.prober.forget(name))
 
     def _follow(self, secret: ClusterSecret) -> None:
-        state = register(_observation(secret, None), self.lifecycle, _now()).state
+        state = register(self._observation(secret, None), self.lifecycle, _now()).state
         self._show(secret, state)
 
     # -- per-cluster tasks ------------------------------------------------------------------------
@@ -229,13 +292,22 @@ class FleetEngine:
         secret = self.inventory.secrets.get(name)
         if secret is None:
             return
-        obs = _observation(secret, probe)
+        obs = self._observation(secret, probe)
         prev = self.tracked.get(name)
         now = _now()
         out = register(obs, self.lifecycle, now) if prev is None else step(prev, obs, self.lifecycle, now)
         self.tracked[name] = out.state
         self._show(secret, out.state)
         await self._emit(secret, out.state, out)
+
+    async def announce(self, secret_name: str, event: LifecycleEvent) -> bool:
+        """A lifecycle event from outside the probe loop (Cluster API's worker scaling): the Event, the
+        metric and the receiver post a transition gets, no phase change. False when not tracked (yet)."""
+        secret, state = self.inventory.secrets.get(secret_name), self.tracked.get(secret_name)
+        if secret is None or state is None:
+            return False
+        await self._emit(secret, state, Step(state, (event,)))
+        return True
 
     async def _emit(self, secret: ClusterSecret, state: Tracked, out: Step) -> None:
         outputs, now = self.outputs, _now()
@@ -272,13 +344,17 @@ class FleetEngine:
             nodes_ready=state.nodes_ready,
             certificate_expires_at=secret.certificate_expires_at,
         )
-        self._departed.pop(shown.name, None)  # registered again
+        if self._removed.pop(shown.server, None) is not None and self.memory is not None:
+            self.memory.returned(shown.server)  # registered again
         before = self._states.get(secret.secret_name)
+        if before is not None and self.outputs.refresher is not None and _visible(before) != _visible(shown):
+            # a relabelled or renamed Secret changes answers without any transition
+            self.outputs.refresher.poke()
         if before != shown:
             if before is not None and before.name != shown.name and self.metrics:
                 self.metrics.forget(before.name)  # the cluster was renamed in its Secret
             self._states[secret.secret_name] = shown
-            self._view = None
+            self._view = self._maps = None
             if self.metrics:
                 self.metrics.set_phase(secret.name, state.phase)
 

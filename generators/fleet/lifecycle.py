@@ -21,8 +21,12 @@ from enum import StrEnum
 
 from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.upgrade import UpgradeView, upgrade_view
-from argocd_lifecycle.model import Annotation, Phase, Reason
+from argocd_lifecycle.model import PREFIX, Annotation, Phase, Reason
 from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
+
+#: written beside the phase once the cluster passed the readiness gate, so that a restart never sends
+#: an admitted cluster back behind it (a Pending phase after a cancelled decommission says nothing)
+ADMITTED = PREFIX + "admitted"
 
 
 @dataclass(frozen=True)
@@ -126,8 +130,7 @@ def register(obs: Observation, settings: LifecycleSettings, now: datetime) -> St
         resumed = Tracked(
             phase=phase,
             since=_parse_since(ann.get(Annotation.PHASE_SINCE, "")) or now,
-            # Unreachable and Degraded are only entered after the gate, so they imply it was passed
-            ready=phase is not Phase.PENDING,
+            ready=_admitted(ann, phase),
             git_version=("v" + version) if version and not version.startswith("v") else version,
             credentials=obs.credentials,
             certificate_expires_at=obs.certificate_expires_at,
@@ -138,6 +141,14 @@ def register(obs: Observation, settings: LifecycleSettings, now: datetime) -> St
     first = LifecycleEvent(Reason.REGISTERED, "cluster Secret registered", Phase.PENDING, Phase.PENDING)
     later = step(replace(fresh, message="waiting for the first probe"), obs, settings, now)
     return replace(later, events=(first, *later.events), write=True)
+
+
+def _admitted(annotations: Mapping[str, str], phase: Phase) -> bool:
+    recorded = annotations.get(ADMITTED)
+    if recorded is not None:
+        return recorded == "true"
+    # written before the admitted annotation existed: every phase but Pending is entered after the gate
+    return phase is not Phase.PENDING
 
 
 def removed(state: Tracked) -> LifecycleEvent:

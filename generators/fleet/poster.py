@@ -1,8 +1,10 @@
-"""Posting lifecycle events to the notifications receiver.
+"""Posting to the notifications receiver: lifecycle events, and the mass-drop guard's held answers.
 
-Each event becomes the lifecycle event JSON (``LifecycleEventBody``, declared once in core and checked
-by the receiver), signed with the shared HMAC scheme, and waits in a bounded queue so a probe never
-waits on the receiver. A refusal (4xx other than 429) is not retried; everything else is, with backoff.
+Each lifecycle event becomes the lifecycle event JSON (``LifecycleEventBody``, declared once in core
+and checked by the receiver) for ``/v1/events/lifecycle``; a held answer is an external event for
+``/v1/events/external`` beside it (held.py). Both are signed with the shared HMAC scheme and wait in a
+bounded queue, so neither a probe nor a request waits on the receiver. A refusal (4xx other than 429)
+is not retried; everything else is, with backoff.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Mapping
+from typing import Any
 
 import httpx
 
@@ -40,25 +44,34 @@ def lifecycle_event(secret: ClusterSecret, state: Tracked, event: LifecycleEvent
 class Notifier:
     def __init__(self, url: str, secret: bytes, *, attempts: int = 4, timeout: float = 5.0) -> None:
         self.url, self._secret, self.attempts = url, secret, attempts
-        self._queue: asyncio.Queue[LifecycleEventBody] = asyncio.Queue(maxsize=10_000)
+        self._queue: asyncio.Queue[tuple[str, Mapping[str, Any], str]] = asyncio.Queue(maxsize=10_000)
         self._client = httpx.AsyncClient(timeout=timeout, trust_env=False)
         self.delivered = 0
         self.failed = 0
 
+    @property
+    def external_url(self) -> str:
+        """The receiver's ``/v1/events/external``, beside the ``/v1/events/lifecycle`` it was given."""
+        base, _, last = self.url.rstrip("/").rpartition("/")
+        return f"{base}/external" if last == "lifecycle" else ""
+
     def post(self, payload: LifecycleEventBody) -> None:
+        self.post_to(self.url, payload, f"{payload['reason']} for {payload['cluster']}")
+
+    def post_to(self, url: str, payload: Mapping[str, Any], what: str) -> None:
         try:
-            self._queue.put_nowait(payload)
+            self._queue.put_nowait((url, payload, what))
         except asyncio.QueueFull:
             self.failed += 1
-            log.warning("lifecycle event queue full: dropping %s for %s", payload["reason"], payload["cluster"])
+            log.warning("receiver queue full: dropping %s", what)
 
-    async def _send(self, payload: LifecycleEventBody) -> None:
+    async def _send(self, url: str, payload: Mapping[str, Any], what: str) -> None:
         body = json.dumps(payload, separators=(",", ":")).encode()
         backoff = Backoff(base=0.5, cap=10.0)
         for _ in range(self.attempts):
             headers = {"Content-Type": "application/json", **sign(self._secret, body, time.time())}
             try:
-                resp = await self._client.post(self.url, content=body, headers=headers)
+                resp = await self._client.post(url, content=body, headers=headers)
                 if resp.status_code < 300:
                     self.delivered += 1
                     return
@@ -69,11 +82,11 @@ class Notifier:
                 problem = f"{type(exc).__name__}: {exc}"
             await asyncio.sleep(backoff.next())
         self.failed += 1
-        log.warning("posting %s for %s to the receiver failed: %s", payload["reason"], payload["cluster"], problem)
+        log.warning("posting %s to the receiver failed: %s", what, problem)
 
     async def run(self) -> None:
         while True:
-            await self._send(await self._queue.get())
+            await self._send(*await self._queue.get())
 
     async def aclose(self) -> None:
         await self._client.aclose()

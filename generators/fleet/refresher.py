@@ -63,21 +63,24 @@ class AppSetRefresher:
         names = [
             str(a["metadata"]["name"]) for a in listing.get("items") or [] if uses_plugin_generator(a, self.configmap)
         ]
-        body = {"metadata": {"annotations": {Annotation.APPSET_REFRESH: "true"}}}
         for name in names:
-            self.kube.call(
-                f"refresh ApplicationSet {self.namespace}/{name}",
-                custom.patch_namespaced_custom_object,
-                "argoproj.io",
-                "v1alpha1",
-                self.namespace,
-                "applicationsets",
-                name,
-                body,
-                _content_type=MERGE_PATCH,
-            )
+            self.refresh_one(name)
         self.rounds += 1
         return names
+
+    def refresh_one(self, name: str) -> None:
+        """Ask one ApplicationSet to call its generators again (blocking; any replica may)."""
+        self.kube.call(
+            f"refresh ApplicationSet {self.namespace}/{name}",
+            self.kube.custom.patch_namespaced_custom_object,
+            "argoproj.io",
+            "v1alpha1",
+            self.namespace,
+            "applicationsets",
+            name,
+            {"metadata": {"annotations": {Annotation.APPSET_REFRESH: "true"}}},
+            _content_type=MERGE_PATCH,
+        )
 
     async def run(self) -> None:
         while True:

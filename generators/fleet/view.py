@@ -1,13 +1,19 @@
 """The contract between the fleet engine (who knows the fleet) and the HTTP service (who serves it).
 
 The engine (``FleetEngine`` in engine.py) implements ``FleetView``; the service (generators/service)
-only reads it. The dependency runs one way: generators/service imports this module and nothing else
+only reads it. The mass-drop guard also needs to know what each ApplicationSet has now (``Baseline``:
+the Applications cache in Kubernetes mode, the state file with ``--clusters-from``) and where to say
+that it holds an answer (``HoldReporter``: an Event, a receiver message, a refresh).
+
+The dependency runs one way: generators/service imports this module and nothing else
 of generators/fleet, and generators/fleet never imports generators/service (a test checks both). Both
 sides and their tests build against these types, so either can change inside without touching the other.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -56,6 +62,109 @@ class FleetView(Protocol):
         ...
 
     def departed(self) -> frozenset[str]:
-        """Names of clusters whose Secret was deleted: an explicit departure, so leaving an answer
-        does not count against the mass-drop guard. Recent ones only (bounded memory)."""
+        """Servers of clusters that left explicitly: their Secret was deleted while they were
+        Decommissioning, so leaving an answer is no drop. A Secret deleted without a decommission is
+        not here. Recent ones only (bounded memory)."""
         ...
+
+
+@dataclass(frozen=True)
+class Target:
+    """A cluster that an ApplicationSet's Applications deploy to now: what Argo CD would delete."""
+
+    server: str
+    #: the cluster's name when known (for messages), else ""
+    name: str = ""
+    #: the Application records its cluster as Decommissioning (the phase the template stamps)
+    departing: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.name or self.server
+
+
+class Baseline(Protocol):
+    """What each ApplicationSet has now, compared with every answer by the mass-drop guard."""
+
+    def synced(self) -> bool:
+        """True once it can be trusted (the Applications were listed, the state file was read)."""
+        ...
+
+    def stale_seconds(self) -> float:
+        """How long its source has been broken (0.0 while healthy)."""
+        ...
+
+    def targets(self, appset: str) -> frozenset[Target]:
+        """The clusters the ApplicationSet's Applications target now (empty for an unknown one)."""
+        ...
+
+    def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
+        """An answer was given: a baseline that cannot see Applications remembers it instead."""
+        ...
+
+
+@dataclass(frozen=True)
+class Hold:
+    """An answer the guard refused: the ApplicationSet, the clusters it would lose, the message."""
+
+    appset: str
+    lost: tuple[Target, ...]
+    total: int
+    message: str
+
+
+class HoldReporter(Protocol):
+    """Where a held answer is made visible; every call returns at once (work runs in the background)."""
+
+    def held(self, hold: Hold) -> None:
+        """A held episode began for ``hold.appset`` (called once per episode and replica)."""
+        ...
+
+    def released(self, appset: str) -> None:
+        """The ApplicationSet got an answer again after a held episode."""
+        ...
+
+    def recheck(self, appset: str, after: float) -> None:
+        """Ask the ApplicationSet to call again in ``after`` seconds (a drop that is settling)."""
+        ...
+
+
+#: ApplicationSets a remembered baseline keeps (least recently answered forgotten first)
+MAX_REMEMBERED = 4096
+
+
+class RememberedAnswers:
+    """The baseline where Applications cannot be seen (``--clusters-from``, tests): the clusters of
+    the last answer given to each ApplicationSet, whatever its input, so an input edit or another
+    input cannot start from nothing. ``on_change`` persists it (the state file)."""
+
+    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
+        self._last: OrderedDict[str, frozenset[Target]] = OrderedDict()
+        self._on_change = on_change
+
+    def synced(self) -> bool:
+        return True
+
+    def stale_seconds(self) -> float:
+        return 0.0
+
+    def targets(self, appset: str) -> frozenset[Target]:
+        return self._last.get(appset, frozenset())
+
+    def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
+        targets = frozenset(Target(c.server, c.name) for c in clusters)
+        changed = self._last.get(appset) != targets
+        self._last[appset] = targets
+        self._last.move_to_end(appset)
+        while len(self._last) > MAX_REMEMBERED:
+            self._last.popitem(last=False)
+        if changed and self._on_change is not None:
+            self._on_change()
+
+    def dump(self) -> dict[str, list[dict[str, str]]]:
+        return {appset: [{"server": t.server, "name": t.name} for t in sorted(ts, key=lambda t: t.server)]
+                for appset, ts in self._last.items()}  # fmt: skip
+
+    def load(self, data: Mapping[str, Iterable[Target]]) -> None:
+        for appset, targets in data.items():
+            self._last[appset] = frozenset(targets)

@@ -1,7 +1,7 @@
 """Where lifecycle results go: the cluster Secret's annotations and Kubernetes Events.
 
-``KubeWriter`` merge-patches only the three phase annotations and creates one Event per (Secret,
-reason), bumping ``count``/``lastTimestamp`` on repeats. Every call first asks ``is_leader``: a replica
+``KubeWriter`` merge-patches only the phase annotations and records one Event per (Secret, reason),
+bumping ``count``/``lastTimestamp`` on repeats (events.py). Every call first asks ``is_leader``: a replica
 that lost the Lease stops writing at once. ``LogWriter`` is the stand-in without Kubernetes
 (``--clusters-from``): the same facts, on stderr.
 """
@@ -9,19 +9,17 @@ that lost the Lease stops writing at once. ``LogWriter`` is the stand-in without
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
+from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.inventory import Change
-from argocd_lifecycle.generators.fleet.lifecycle import LifecycleEvent, Tracked
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
-from argocd_lifecycle.model import EVENT_SOURCE, Annotation
+from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, LifecycleEvent, Tracked
+from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
+from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.times import format_rfc3339
 
 log = logging.getLogger(__name__)
@@ -29,27 +27,14 @@ log = logging.getLogger(__name__)
 INVALID_SECRET_REASON = "InvalidClusterSecret"  # noqa: S105 - an Event reason
 
 
-@dataclass(frozen=True)
-class EventSpec:
-    namespace: str
-    secret_name: str
-    uid: str
-    reason: str
-    message: str
-    kind: str = "Warning"
-
-    @property
-    def object_name(self) -> str:
-        """One Event object per (Secret incarnation, reason): repeats bump its count."""
-        digest = hashlib.sha256(f"{self.uid}/{self.reason}".encode()).hexdigest()[:16]
-        return f"{self.secret_name}.{digest}"
-
-
 def phase_annotations(state: Tracked) -> dict[str, str]:
-    """The three annotations (the version only once a probe has reported it)."""
+    """The phase annotations (the version only once a probe has reported it, ``admitted`` only once
+    the cluster passed the readiness gate: it never goes back)."""
     out = {Annotation.PHASE: state.phase.value, Annotation.PHASE_SINCE: format_rfc3339(state.since)}
     if state.git_version:
         out[Annotation.KUBERNETES_VERSION] = state.git_version.removeprefix("v")
+    if state.ready:
+        out[ADMITTED] = "true"
     return out
 
 
@@ -80,8 +65,7 @@ class KubeWriter:
     def __init__(self, kube: Kube, is_leader: Callable[[], bool], *, instance: str = "") -> None:
         self.kube = kube
         self.is_leader = is_leader
-        self.instance = instance or socket.gethostname()
-        self._counts: dict[str, int] = {}
+        self.events = EventRecorder(kube, instance=instance)
         #: calls that were dropped because this replica was not the leader (for tests and logs)
         self.skipped = 0
 
@@ -124,45 +108,6 @@ class KubeWriter:
         if not self._allowed():
             return
         try:
-            await asyncio.to_thread(self._upsert_event, spec, format_rfc3339(when))
+            await asyncio.to_thread(self.events.record, spec, format_rfc3339(when))
         except KubeError as exc:
             log.warning("%s", exc.message)
-
-    def _upsert_event(self, spec: EventSpec, stamp: str) -> None:
-        core, namespace, name = self.kube.core, spec.namespace, spec.object_name
-        what = f"record Event {spec.reason} on Secret {namespace}/{spec.secret_name}"
-        count = self._counts.get(name)
-        if count is None:
-            involved = {"apiVersion": "v1", "kind": "Secret", "name": spec.secret_name, "namespace": namespace}
-            if spec.uid:
-                involved["uid"] = spec.uid
-            body: dict[str, Any] = {
-                "apiVersion": "v1",
-                "kind": "Event",
-                "metadata": {"name": name, "namespace": namespace},
-                "involvedObject": involved,
-                "reason": spec.reason,
-                "message": spec.message,
-                "type": spec.kind,
-                "count": 1,
-                "firstTimestamp": stamp,
-                "lastTimestamp": stamp,
-                "source": {"component": EVENT_SOURCE},
-                "reportingComponent": EVENT_SOURCE,
-                "reportingInstance": self.instance,
-            }
-            try:
-                self.kube.call(what, core.create_namespaced_event, namespace, body)
-                self._counts[name] = 1
-                return
-            except KubeConflict:
-                existing = self.kube.call(what, core.read_namespaced_event, name, namespace)
-                count = int(existing.get("count") or 1)
-        patch = {"count": count + 1, "lastTimestamp": stamp, "message": spec.message}
-        try:
-            self.kube.call(what, core.patch_namespaced_event, name, namespace, patch, _content_type=MERGE_PATCH)
-        except KubeNotFound:  # the Event expired (its TTL is an hour by default): start a new one
-            self._counts.pop(name, None)
-            self._upsert_event(spec, stamp)
-            return
-        self._counts[name] = count + 1

@@ -15,10 +15,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
-from argocd_lifecycle.generators.fleet.view import ClusterState, FleetView
+from argocd_lifecycle.generators.fleet.view import Baseline, ClusterState, FleetView, HoldReporter, RememberedAnswers
 from argocd_lifecycle.generators.service.admission import admitted
 from argocd_lifecycle.generators.service.errors import Unavailable
-from argocd_lifecycle.generators.service.guard import MassDropGuard
+from argocd_lifecycle.generators.service.guard import DEFAULT_SETTLE, Fleet, MassDropGuard
 from argocd_lifecycle.generators.service.inputs import ParamsRequest
 from argocd_lifecycle.generators.service.params import ClusterParams, cluster_params, output_parameters
 from argocd_lifecycle.generators.service.policy import PolicyTable
@@ -33,11 +33,27 @@ class Snapshot:
     clusters: tuple[ClusterState, ...]
     params: tuple[ClusterParams, ...]
 
+    @cached_property
+    def servers(self) -> frozenset[str]:
+        return frozenset(c.server for c in self.clusters)
+
+    @cached_property
+    def decommissioning(self) -> frozenset[str]:
+        return frozenset(c.server for c in self.clusters if c.phase is Phase.DECOMMISSIONING)
+
 
 @dataclass(frozen=True)
 class Answer:
     body: bytes
-    names: frozenset[str]
+    clusters: tuple[ClusterState, ...]
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return frozenset(c.name for c in self.clusters)
+
+    @cached_property
+    def servers(self) -> frozenset[str]:
+        return frozenset(c.server for c in self.clusters)
 
     @cached_property
     def gzipped(self) -> bytes:
@@ -87,11 +103,12 @@ class ParamsCache:
             self._answers.move_to_end(request.answer_key)
             return cached
         wanted = request.input
-        chosen = [p for c, p in zip(snapshot.clusters, snapshot.params, strict=True) if admitted(c, wanted)]
+        pairs = [(c, p) for c, p in zip(snapshot.clusters, snapshot.params, strict=True) if admitted(c, wanted)]
+        chosen = [p for _, p in pairs]
         body = json.dumps(
             {"output": {"parameters": output_parameters(chosen, wanted)}}, separators=(",", ":"), ensure_ascii=False
         ).encode()
-        result = Answer(body, frozenset(p["name"] for p in chosen))
+        result = Answer(body, tuple(c for c, _ in pairs))
         self._answers[request.answer_key] = result
         while len(self._answers) > MAX_CACHED_ANSWERS:
             self._answers.popitem(last=False)
@@ -101,30 +118,57 @@ class ParamsCache:
 class ParamsService:
     """Everything getparams.execute does after the request was authenticated and parsed."""
 
-    def __init__(self, fleet: FleetView, policy: PolicyTable, *, max_staleness: float, max_drop_percent: float):
+    def __init__(
+        self,
+        fleet: FleetView,
+        policy: PolicyTable,
+        *,
+        max_staleness: float,
+        max_drop_percent: float,
+        baseline: Baseline | None = None,
+        reporter: HoldReporter | None = None,
+        settle: float = DEFAULT_SETTLE,
+    ):
         self.fleet = fleet
         self.max_staleness = max_staleness
         self.cache = ParamsCache(policy)
-        self.guard = MassDropGuard(max_drop_percent)
+        self.baseline: Baseline = baseline if baseline is not None else RememberedAnswers()
+        self.guard = MassDropGuard(max_drop_percent, settle=settle, reporter=reporter)
 
-    def execute(self, request: ParamsRequest) -> Answer:
+    def _known(self) -> None:
+        """503 unless the fleet and the guard's baseline are both known and fresh."""
         if not self.fleet.synced():
             raise Unavailable(
                 "the cluster inventory has not listed the cluster Secrets yet; answering nothing rather "
                 "than an empty list (which would delete Applications)"
             )
-        stale = self.fleet.stale_seconds()
-        if stale > self.max_staleness:
+        if not self.baseline.synced():
             raise Unavailable(
-                f"the cluster Secret watch has been broken for {stale:.0f}s (more than --max-staleness "
-                f"{self.max_staleness:g}s); answering nothing rather than a fleet that may be out of date"
+                "the Applications of the Argo CD namespace have not been listed yet, so the mass-drop guard "
+                "cannot tell what an answer would delete; answering nothing until they are"
             )
-        clusters = self.fleet.clusters()
-        snapshot = self.cache.refresh(clusters)
+        for what, stale in (
+            ("cluster Secret", self.fleet.stale_seconds()),
+            ("Application", self.baseline.stale_seconds()),
+        ):
+            if stale > self.max_staleness:
+                raise Unavailable(
+                    f"the {what} watch has been broken for {stale:.0f}s (more than --max-staleness "
+                    f"{self.max_staleness:g}s); answering nothing rather than from a view that may be out of date"
+                )
+
+    def execute(self, request: ParamsRequest) -> Answer:
+        self._known()
+        snapshot = self.cache.refresh(self.fleet.clusters())
         result = self.cache.answer(request, snapshot)
-        # explicit departures (Secret deleted, or Decommissioning and dropped on request) are not "drops"
-        departed = self.fleet.departed() | {c.name for c in clusters if c.phase == Phase.DECOMMISSIONING}
-        self.guard.check(
-            request.appset, request.selection_key, result.names, allow=request.input.allow_mass_drop, departed=departed
+        fleet = Fleet(
+            answered=result.servers,
+            known=snapshot.servers,
+            decommissioning=snapshot.decommissioning,
+            departed=self.fleet.departed(),
+            drop_decommissioned=request.input.drop_decommissioned,
         )
+        targets = self.baseline.targets(request.appset)
+        self.guard.check(request.appset, targets, fleet, allow=request.input.allow_mass_drop)
+        self.baseline.answered(request.appset, result.clusters)
         return result

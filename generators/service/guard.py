@@ -1,72 +1,169 @@
-"""The mass-drop guard: refuse an answer that would lose too many clusters at once.
+"""The mass-drop guard: refuse an answer that would make Argo CD delete too many Applications at once.
 
-An ApplicationSet deletes the Applications of every cluster that leaves its generator's output. A
-healthy fleet rarely loses half its clusters between two requests; a broken selector, a half-read
-inventory or a bad label change does. So the guard remembers, per ApplicationSet and selecting input,
-which clusters the last answer held; when the new answer loses more than ``max_drop_percent`` of them
-the service answers 503 (Argo CD then keeps every Application and retries) until the fleet recovers or
-the ApplicationSet's input sets ``allowMassDrop: true``. A refused answer is not remembered, so the
-refusal lasts as long as the drop does. The first answer for a key is always given, even when empty.
+An ApplicationSet deletes the Applications of every cluster that leaves its generator's answer. So
+each answer is compared with what the ApplicationSet has *now* (the ``Baseline``: the clusters its
+Applications target, read from Kubernetes; without Kubernetes, the last answer it was given, kept in
+the state file). Nothing about the request, the process or the replica enters that comparison, so an
+edited selector or ``minVersion``, a restart, or the other replica start from the same baseline.
 
-The memory is per process and bounded (least recently used keys are forgotten first).
+A cluster the answer lacks is *lost* unless its departure is explicit: its Secret was deleted while
+it was Decommissioning (``FleetView.departed()``, or the Application still records the cluster phase
+Decommissioning), or it is Decommissioning now and the input drops decommissioned clusters. A Secret
+deleted without a decommission is a loss like any other.
+
+- An answer that loses nothing is given.
+- One that loses clusters waits until the loss has been seen for ``settle`` seconds (503 meanwhile,
+  and a refresh is asked for when it is over), so a batch of deletions or relabellings that the
+  watch delivers one by one is judged as a whole, not as many small drops.
+- Then, losing more than ``max_drop_percent`` of the targeted clusters is refused with 503 (Argo CD
+  keeps every Application) until the clusters come back or the input sets ``allowMassDrop: true``;
+  a smaller loss is given. ``max_drop_percent`` 100 turns the guard off.
+
+A refused ApplicationSet is *held*: the first refusal of an episode is reported (HoldReporter: an
+Event on the ApplicationSet, a receiver message), the first answer after it ends the episode.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections import OrderedDict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Any
 
+from argocd_lifecycle.generators.fleet.view import Hold, HoldReporter, Target
 from argocd_lifecycle.generators.service.errors import Unavailable
 
+log = logging.getLogger(__name__)
+
 MAX_KEYS = 4096
+#: clusters named in a message; the rest are counted
+MAX_NAMED = 10
+DEFAULT_SETTLE = 5.0
 
 
 class MassDropRefused(Unavailable):
-    """The answer would drop more clusters than allowed (503)."""
+    """The answer would drop more clusters than allowed (503): the ApplicationSet is held."""
+
+
+class DropSettling(Unavailable):
+    """The answer drops clusters that left moments ago (503 until the loss has settled)."""
 
 
 @dataclass(frozen=True)
-class Drop:
-    lost: int
-    before: int
+class Fleet:
+    """What the guard needs to know about the clusters now, for one answer."""
 
-    @property
-    def percent(self) -> float:
-        return 100.0 * self.lost / self.before
+    #: servers in the answer
+    answered: Collection[str]
+    #: servers of every cluster known now, and of those Decommissioning now
+    known: Collection[str]
+    decommissioning: Collection[str]
+    #: servers of clusters whose Secret was deleted while Decommissioning
+    departed: Collection[str]
+    drop_decommissioned: bool = False
+
+
+def lost(targets: Collection[Target], fleet: Fleet) -> list[Target]:
+    """The targets the answer would make Argo CD delete, explicit departures left out."""
+    out = []
+    for t in targets:
+        if t.server in fleet.answered:
+            continue
+        if t.server in fleet.known:
+            if fleet.drop_decommissioned and t.server in fleet.decommissioning:
+                continue  # Decommissioning and dropped on request
+        elif t.server in fleet.departed or t.departing:
+            continue  # the Secret went after a decommission
+        out.append(t)
+    return sorted(out, key=lambda t: (t.label, t.server))
+
+
+def _named(targets: list[Target]) -> str:
+    shown = ", ".join(t.label for t in targets[:MAX_NAMED])
+    return shown + (f" and {len(targets) - MAX_NAMED} more" if len(targets) > MAX_NAMED else "")
 
 
 class MassDropGuard:
-    def __init__(self, max_drop_percent: float, *, max_keys: int = MAX_KEYS) -> None:
-        self.max_drop_percent = max_drop_percent
-        self._max_keys = max_keys
-        self._last: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
-
-    def check(
+    def __init__(
         self,
-        appset: str,
-        selection_key: str,
-        names: frozenset[str],
+        max_drop_percent: float,
         *,
-        allow: bool,
-        departed: frozenset[str] | set[str] = frozenset(),
+        settle: float = DEFAULT_SETTLE,
+        reporter: HoldReporter | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """Record ``names`` as the answer for the key, or raise MassDropRefused and record nothing.
+        self.max_drop_percent, self.settle, self.reporter, self.clock = max_drop_percent, settle, reporter, clock
+        #: per ApplicationSet: when its current loss was first seen, and the loss last given
+        self._pending: OrderedDict[str, float] = OrderedDict()
+        self._given: dict[str, frozenset[Target]] = {}
+        self._held: set[str] = set()
+        self._seen: OrderedDict[str, None] = OrderedDict()
 
-        ``departed`` clusters left on purpose (Secret deleted, decommissioned): losing them is no drop.
-        """
-        key = (appset, selection_key)
-        before = self._last.get(key)
-        if before is not None and before is not names and not allow:
-            drop = Drop(len(before - names - departed), len(before))
-            if drop.lost and drop.percent > self.max_drop_percent:
-                raise MassDropRefused(
-                    f"mass-drop guard: this answer would drop {drop.lost} of the {drop.before} clusters "
-                    f"of the last answer to ApplicationSet {appset!r} ({drop.percent:.0f}% > "
-                    f"--max-drop-percent {self.max_drop_percent:g}); Argo CD would delete their "
-                    "Applications. Refusing until the clusters come back; set allowMassDrop: true in the "
-                    "generator's input parameters to accept the drop"
-                )
-        self._last[key] = names
-        self._last.move_to_end(key)
-        while len(self._last) > self._max_keys:
-            self._last.popitem(last=False)
+    def held(self) -> frozenset[str]:
+        return frozenset(self._held)
+
+    def check(self, appset: str, targets: Collection[Target], fleet: Fleet, *, allow: bool) -> None:
+        """Return when the answer may be given; raise DropSettling or MassDropRefused when not."""
+        if self.max_drop_percent >= 100 or allow:
+            return self._answer(appset)
+        losing = lost(targets, fleet)
+        if not losing:
+            return self._answer(appset)
+        if frozenset(losing) <= self._given.get(appset, frozenset()):
+            return self._answer(appset, keep=True)  # given already; Argo CD is deleting those Applications
+        now = self.clock()
+        first = self._pending.setdefault(appset, now)
+        self._pending.move_to_end(appset)
+        _bound(self._pending)
+        waited = now - first
+        if waited < self.settle:
+            if self.reporter is not None:
+                self.reporter.recheck(appset, self.settle - waited + 0.5)
+            raise DropSettling(
+                f"mass-drop guard: ApplicationSet {appset!r} would lose {len(losing)} of the {len(targets)} "
+                f"clusters its Applications target ({_named(losing)}); waiting {self.settle:g}s for the cluster "
+                "Secrets to settle so that the change is judged as a whole"
+            )
+        percent = 100.0 * len(losing) / len(targets)
+        if percent <= self.max_drop_percent:
+            self._given[appset] = frozenset(losing)
+            log.info("mass-drop guard: ApplicationSet %r drops %s (%.0f%%)", appset, _named(losing), percent)
+            return self._answer(appset, keep=True)
+        message = (
+            f"mass-drop guard: holding ApplicationSet {appset!r}: this answer would drop {len(losing)} of the "
+            f"{len(targets)} clusters its Applications target ({percent:.0f}% > --max-drop-percent "
+            f"{self.max_drop_percent:g}): {_named(losing)}. Argo CD would delete their Applications, so it "
+            "keeps them until the clusters come back (restore their Secrets or labels, or revert the input). "
+            "A cluster that leaves on purpose is decommissioned first: annotate its Secret "
+            "argocd-lifecycle.io/decommission=true, wait for phase Decommissioning, then delete the Secret. "
+            "To accept this drop, set allowMassDrop: true in the generator's input parameters"
+        )
+        if appset not in self._held:
+            self._held.add(appset)
+            if self.reporter is not None:
+                self.reporter.held(Hold(appset, tuple(losing), len(targets), message))
+        raise MassDropRefused(message)
+
+    def _answer(self, appset: str, *, keep: bool = False) -> None:
+        self._pending.pop(appset, None)
+        if not keep:
+            self._given.pop(appset, None)
+        first = appset not in self._seen
+        if first:
+            self._seen[appset] = None
+            _bound(self._seen)
+        if appset in self._held:
+            self._held.discard(appset)
+            log.info("mass-drop guard: ApplicationSet %r is answered again", appset)
+        elif not first:
+            return
+        if self.reporter is not None:
+            # also at a replica's first answer: a mark a replica that died left behind is removed
+            self.reporter.released(appset)
+
+
+def _bound(memory: OrderedDict[str, Any]) -> None:
+    while len(memory) > MAX_KEYS:
+        memory.popitem(last=False)

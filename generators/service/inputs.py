@@ -64,8 +64,6 @@ class ParamsRequest:
     input: GeneratorInput
     #: canonical JSON of all input parameters: same key, same answer
     answer_key: str
-    #: canonical JSON of the parameters that select clusters (all but allowMassDrop): the guard's key
-    selection_key: str
 
 
 def parse_request(body: bytes) -> ParamsRequest:
@@ -87,13 +85,7 @@ def parse_request(body: bytes) -> ParamsRequest:
         params = {}
     if not isinstance(params, dict):
         raise InputError(f"{_P}: expected an object, got {kind_of(params)}")
-    selecting = {k: v for k, v in params.items() if k != "allowMassDrop"}
-    return ParamsRequest(
-        appset=appset,
-        input=parse_parameters(params),
-        answer_key=_canonical(params),
-        selection_key=_canonical(selecting),
-    )
+    return ParamsRequest(appset=appset, input=parse_parameters(params), answer_key=_canonical(params))
 
 
 def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:

@@ -6,11 +6,12 @@ Wiring for ``generator serve`` (generators/cli.py)::
     from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 
     @click.command()
-    @service_options                   # adds the five flags below, passed as keyword arguments
-    def serve(..., token_file, insecure_no_auth, max_staleness, max_drop_percent, policy_file):
+    @service_options                   # adds the six flags below, passed as keyword arguments
+    def serve(..., token_file, insecure_no_auth, max_staleness, max_drop_percent, drop_settle, policy_file):
         settings = ServiceSettings.from_options(
             token_file=token_file, insecure_no_auth=insecure_no_auth, max_staleness=max_staleness,
-            max_drop_percent=max_drop_percent, policy_file=policy_file)   # ConfigError/UsageError
+            max_drop_percent=max_drop_percent, drop_settle=drop_settle,
+            policy_file=policy_file)                                       # ConfigError/UsageError
         app = build_app(fleet, settings)                                   # a Starlette app
         uvicorn.run(app, ...)
 
@@ -25,8 +26,11 @@ Flags (environment variable in brackets):
 ``--max-staleness SECONDS`` (default 60)
     Answer 503 while the cluster Secret watch has been broken for longer than this.
 ``--max-drop-percent PERCENT`` (default 50, 0-100)
-    Answer 503 when an answer would lose more than this share of the clusters of the last answer for
-    the same ApplicationSet and input (unless the input sets ``allowMassDrop: true``); 100 disables it.
+    Answer 503 when an answer would lose more than this share of the clusters the ApplicationSet's
+    Applications target (unless the input sets ``allowMassDrop: true``); 100 disables it.
+``--drop-settle SECONDS`` (default 5)
+    An answer that would lose clusters waits until the loss has been seen this long (503 meanwhile),
+    so a batch of Secret deletions or relabellings is judged as a whole by the mass-drop guard.
 ``--policy-file FILE`` [ARGOCD_LIFECYCLE_POLICY_FILE]
     YAML overrides of the phase -> syncEnabled/prune/selfHeal table (see generators/service/policy.py).
 """
@@ -50,6 +54,7 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 1 << 20
 DEFAULT_MAX_STALENESS = 60.0
 DEFAULT_MAX_DROP_PERCENT = 50.0
+DEFAULT_DROP_SETTLE = 5.0
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class ServiceSettings:
     insecure_no_auth: bool = False
     max_staleness: float = DEFAULT_MAX_STALENESS
     max_drop_percent: float = DEFAULT_MAX_DROP_PERCENT
+    drop_settle: float = DEFAULT_DROP_SETTLE
     policy: PolicyTable = field(default_factory=PolicyTable.default)
     max_body_bytes: int = MAX_BODY_BYTES
     #: how often the fleet page refreshes its rows
@@ -76,6 +82,7 @@ class ServiceSettings:
         insecure_no_auth: bool = False,
         max_staleness: float = DEFAULT_MAX_STALENESS,
         max_drop_percent: float = DEFAULT_MAX_DROP_PERCENT,
+        drop_settle: float = DEFAULT_DROP_SETTLE,
         policy_file: Path | None = None,
     ) -> ServiceSettings:
         if token_file is not None and insecure_no_auth:
@@ -89,11 +96,14 @@ class ServiceSettings:
             raise UsageError(f"--max-staleness: {max_staleness:g} is negative")
         if not 0 <= max_drop_percent <= 100:
             raise UsageError(f"--max-drop-percent: {max_drop_percent:g} is not between 0 and 100")
+        if not 0 <= drop_settle <= 600:
+            raise UsageError(f"--drop-settle: {drop_settle:g} is not between 0 and 600 seconds")
         return cls(
             token=TokenFile(token_file) if token_file is not None else None,
             insecure_no_auth=insecure_no_auth,
             max_staleness=max_staleness,
             max_drop_percent=max_drop_percent,
+            drop_settle=drop_settle,
             policy=load_policy(policy_file),
         )
 
@@ -125,6 +135,13 @@ def service_options(func: F) -> F:
             default=DEFAULT_MAX_DROP_PERCENT,
             show_default=True,
             help="Answer 503 when an answer would lose more than this share of clusters.",
+        ),
+        click.option(
+            "--drop-settle",
+            type=click.FloatRange(0, 600),
+            default=DEFAULT_DROP_SETTLE,
+            show_default=True,
+            help="Seconds a loss of clusters must last before the mass-drop guard judges it (503 meanwhile).",
         ),
         click.option(
             "--policy-file",

@@ -1,6 +1,7 @@
 """The management cluster's API for tests: an in-memory store behind the real Kubernetes HTTP protocol.
 
-Serves what the inventory and writer use (Secrets list/watch/patch, Events, Leases, ApplicationSets)
+Serves what the inventory and writer use (Secrets and Applications list/watch, Secret patches, Events,
+Leases, ApplicationSets)
 on 127.0.0.1, reached through the official ``kubernetes`` client from a generated kubeconfig. Watches
 are chunked JSON-lines streams; the test can expire resourceVersions (the next watch gets an ERROR
 event with 410 Gone), cut open watch connections mid-stream, and make list calls fail.
@@ -62,8 +63,11 @@ class FakeKubeAPI:
             "events": {},
             "leases": {},
             "applicationsets": {},
+            "applications": {},
         }
-        self.log: list[tuple[int, str, dict[str, Any]]] = []  # secret watch history
+        # watch history of the kinds that can be watched
+        self.logs: dict[str, list[tuple[int, str, dict[str, Any]]]] = {"secrets": [], "applications": []}
+        self.log = self.logs["secrets"]
         self.compacted = 0
         self.fail_lists = 0
         self.fail_patches = 0
@@ -138,6 +142,26 @@ class FakeKubeAPI:
     def secret(self, name: str) -> dict[str, Any]:
         return copy.deepcopy(self.store["secrets"][name])
 
+    def put_application(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """What the ApplicationSet controller would create or update."""
+        obj = copy.deepcopy(obj)
+        with self._lock:
+            name = obj["metadata"]["name"]
+            old = self.store["applications"].get(name)
+            obj["metadata"]["namespace"] = self.namespace
+            obj["metadata"]["resourceVersion"] = self._next_rv()
+            self.store["applications"][name] = obj
+            self.logs["applications"].append((self.rv, "MODIFIED" if old else "ADDED", copy.deepcopy(obj)))
+        self._notify()
+        return obj
+
+    def delete_application(self, name: str) -> None:
+        with self._lock:
+            obj = self.store["applications"].pop(name)
+            obj["metadata"]["resourceVersion"] = self._next_rv()
+            self.logs["applications"].append((self.rv, "DELETED", obj))
+        self._notify()
+
     def expire_history(self) -> None:
         """Every resourceVersion up to now is too old: the next watch from one of them gets 410 Gone."""
         with self._lock:
@@ -157,9 +181,11 @@ class FakeKubeAPI:
         ns = "/api/v1/namespaces/{ns}"
         coord = "/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"
         appsets = "/apis/argoproj.io/v1alpha1/namespaces/{ns}/applicationsets"
+        apps = "/apis/argoproj.io/v1alpha1/namespaces/{ns}/applications"
         return Starlette(
             routes=[
-                Route(ns + "/secrets", self._secrets, methods=["GET"]),
+                Route(ns + "/secrets", self._watchable("secrets", "SecretList"), methods=["GET"]),
+                Route(apps, self._watchable("applications", "ApplicationList"), methods=["GET"]),
                 Route(ns + "/secrets/{name}", self._secret_one, methods=["GET", "PATCH"]),
                 Route(ns + "/events", self._create("events"), methods=["POST"]),
                 Route(ns + "/events/{name}", self._object("events"), methods=["GET", "PATCH", "PUT"]),
@@ -176,30 +202,33 @@ class FakeKubeAPI:
             return _status(401, "Unauthorized", "Unauthorized")
         return None
 
-    async def _secrets(self, request: Request) -> Response:
-        if (denied := self._auth(request)) is not None:
-            return denied
-        if self._loop is None:
-            self._loop, self._changed = asyncio.get_running_loop(), asyncio.Condition()
-        q = request.query_params
-        if q.get("watch") in ("true", "1"):
-            return self._watch(int(q.get("resourceVersion") or 0), float(q.get("timeoutSeconds") or 30))
-        if self.fail_lists > 0:
-            self.fail_lists -= 1
-            return _status(500, "InternalError", "etcd is unavailable")
-        selector = q.get("labelSelector") or ""
-        with self._lock:
-            items = [copy.deepcopy(o) for _, o in sorted(self.store["secrets"].items()) if _matches(o, selector)]
-            rv = str(self.rv)
-        start = int(q.get("continue") or 0)
-        limit = int(q.get("limit") or 0) or len(items)
-        page, more = items[start : start + limit], start + limit < len(items)
-        meta: dict[str, Any] = {"resourceVersion": rv}
-        if more:
-            meta["continue"] = str(start + limit)
-        return JSONResponse({"kind": "SecretList", "apiVersion": "v1", "metadata": meta, "items": page})
+    def _watchable(self, kind: str, list_kind: str) -> Any:
+        async def listing(request: Request) -> Response:
+            if (denied := self._auth(request)) is not None:
+                return denied
+            if self._loop is None:
+                self._loop, self._changed = asyncio.get_running_loop(), asyncio.Condition()
+            q = request.query_params
+            if q.get("watch") in ("true", "1"):
+                return self._watch(int(q.get("resourceVersion") or 0), float(q.get("timeoutSeconds") or 30), kind)
+            if self.fail_lists > 0 and kind == "secrets":
+                self.fail_lists -= 1
+                return _status(500, "InternalError", "etcd is unavailable")
+            selector = q.get("labelSelector") or ""
+            with self._lock:
+                items = [copy.deepcopy(o) for _, o in sorted(self.store[kind].items()) if _matches(o, selector)]
+                rv = str(self.rv)
+            start = int(q.get("continue") or 0)
+            limit = int(q.get("limit") or 0) or len(items)
+            page, more = items[start : start + limit], start + limit < len(items)
+            meta: dict[str, Any] = {"resourceVersion": rv}
+            if more:
+                meta["continue"] = str(start + limit)
+            return JSONResponse({"kind": list_kind, "apiVersion": "v1", "metadata": meta, "items": page})
 
-    def _watch(self, since: int, timeout: float) -> Response:
+        return listing
+
+    def _watch(self, since: int, timeout: float, kind: str) -> Response:
         cut_at_start = self._cut
 
         async def stream() -> AsyncIterator[bytes]:
@@ -217,9 +246,9 @@ class FakeKubeAPI:
             deadline = asyncio.get_running_loop().time() + timeout
             while True:
                 with self._lock:
-                    pending = [(rv, kind, obj) for rv, kind, obj in self.log if rv > sent]
-                for rv, kind, obj in pending:
-                    yield (json.dumps({"type": kind, "object": obj}) + "\n").encode()
+                    pending = [(rv, change, obj) for rv, change, obj in self.logs[kind] if rv > sent]
+                for rv, change, obj in pending:
+                    yield (json.dumps({"type": change, "object": obj}) + "\n").encode()
                     sent = rv
                 if self._cut != cut_at_start:
                     raise ConnectionAbortedError("watch cut by the test")
@@ -290,13 +319,11 @@ class FakeKubeAPI:
                     return _status(404, "NotFound", f'{kind} "{name}" not found')
                 if request.method == "GET":
                     return JSONResponse(copy.deepcopy(current))
-                if request.method == "PUT":
-                    sent = (body.get("metadata") or {}).get("resourceVersion")
-                    if sent != current["metadata"]["resourceVersion"]:
-                        return _status(409, "Conflict", "the object has been modified")
-                    obj = body
-                else:
-                    obj = merge_patch(current, body)
+                # a PUT, or a patch carrying a resourceVersion, is a compare-and-set
+                sent = (body.get("metadata") or {}).get("resourceVersion")
+                if (request.method == "PUT" or sent) and sent != current["metadata"]["resourceVersion"]:
+                    return _status(409, "Conflict", "the object has been modified")
+                obj = body if request.method == "PUT" else merge_patch(current, body)
                 obj["metadata"]["resourceVersion"] = self._next_rv()
                 self.store[kind][name] = obj
                 return JSONResponse(copy.deepcopy(obj))

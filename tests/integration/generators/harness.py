@@ -35,6 +35,7 @@ def settings(
 ) -> ServeSettings:
     return ServeSettings(
         clusters_from=clusters_from,
+        state_file=None,
         kubeconfig=str(kubeconfig) if kubeconfig else None,
         context=None,
         namespace="argocd",

@@ -23,7 +23,7 @@ CLI = Path(sys.executable).parent / "argocd-lifecycle"
 TOKEN = "serve-token-42"
 
 
-def _secret(name: str, env: str) -> dict[str, Any]:
+def _secret(name: str, env: str, **annotations: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Secret",
@@ -31,9 +31,10 @@ def _secret(name: str, env: str) -> dict[str, Any]:
             "name": f"cluster-{name}",
             "namespace": "argocd",
             "labels": {"argocd.argoproj.io/secret-type": "cluster", "env": env},
+            "annotations": annotations,
         },
         # port 1 on loopback refuses connections: the clusters stay Pending, which is all this needs
-        "stringData": {"name": name, "server": "https://127.0.0.1:1", "config": "{}"},
+        "stringData": {"name": name, "server": f"https://127.0.0.1:1/{name}", "config": "{}"},
     }
 
 
@@ -52,6 +53,7 @@ def serve(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         str(CLI), "generator", "serve", "--clusters-from", str(clusters), "--listen", f"127.0.0.1:{port}",
         "--token-file", str(tmp_path / "token"), "--max-drop-percent", "40",
         "--policy-file", str(tmp_path / "policy.yaml"), "--no-leader-election", "--probe-interval", "60s",
+        "--drop-settle", "1",
     ]  # fmt: skip
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -138,6 +140,26 @@ def _eval(appset: Path, objects: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def _wait(check: Any, what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _until_held(appset: Path, objects: Path) -> subprocess.CompletedProcess[str]:
+    """Ask until the answer is held (the file inventory re-reads the files, then the loss settles)."""
+    deadline = time.monotonic() + 30
+    while True:
+        refused = _eval(appset, objects)
+        if "mass-drop guard: holding ApplicationSet 'fleet'" in refused.stderr:
+            assert refused.returncode == 1 and refused.stdout == ""
+            assert "API error with status code 503: mass-drop guard: holding ApplicationSet 'fleet'" in refused.stderr
+            return refused
+        assert time.monotonic() < deadline, f"not held: {refused.stderr[-500:]}"
+        time.sleep(0.2)
+
+
 def test_generator_serve_answers_argo_cd_and_guards_mass_drops(serve: tuple[str, Path], tmp_path: Path) -> None:
     url, clusters = serve
     appset, objects = _appset(tmp_path), _objects(tmp_path, url)
@@ -149,28 +171,27 @@ def test_generator_serve_answers_argo_cd_and_guards_mass_drops(serve: tuple[str,
     # --policy-file reached the service: Pending may sync here
     assert apps["app-beta"]["spec"]["syncPolicy"]["automated"].get("enabled", True) is True
 
-    # a bad relabelling: 2 of the 3 clusters of the last answer stop matching the selector: refused
+    # a bad relabelling: 2 of the 3 clusters of the last answer stop matching the selector: held
     for name in ("beta", "gamma"):
         (clusters / f"{name}.yaml").write_text(yaml.safe_dump(_secret(name, "staging")))
-    deadline = time.monotonic() + 30
-    refused = _eval(appset, objects)
-    while refused.returncode == 0:  # until the file inventory has re-read the changed Secrets
-        assert time.monotonic() < deadline, "the inventory did not see the Secret files change"
-        time.sleep(0.2)
-        refused = _eval(appset, objects)
-    assert refused.returncode == 1
-    assert (
-        "API error with status code 503: mass-drop guard: this answer would drop 2 of the 3 clusters" in refused.stderr
-    )
-    assert "(67% > --max-drop-percent 40)" in refused.stderr
+    refused = _until_held(appset, objects)
+    assert "(67% > --max-drop-percent 40): beta, gamma" in refused.stderr
 
-    # deleting Secrets is an explicit departure: the same shrink through deletion is answered
+    # deleting the Secrets without a decommission is no way out: still held
     (clusters / "beta.yaml").unlink()
     (clusters / "gamma.yaml").unlink()
-    deadline = time.monotonic() + 30
-    while len(_clusters(url)) != 1:
-        assert time.monotonic() < deadline, "the inventory did not see the Secret files go"
-        time.sleep(0.1)
+    _wait(lambda: len(_clusters(url)) == 1, "the inventory to see the Secret files go")
+    assert "would drop 2 of the 3 clusters" in _until_held(appset, objects).stderr
+
+    # the procedure: decommission, wait for the phase, delete: the Applications go
+    for name in ("beta", "gamma"):
+        annotated = _secret(name, "prod", **{"argocd-lifecycle.io/decommission": "true"})
+        (clusters / f"{name}.yaml").write_text(yaml.safe_dump(annotated))
+    _wait(lambda: {c["phase"] for c in _clusters(url) if c["name"] != "alpha"} == {"Decommissioning"}, "phases")
+    assert _eval(appset, objects).returncode == 0  # Decommissioning clusters keep their Applications
+    (clusters / "beta.yaml").unlink()
+    (clusters / "gamma.yaml").unlink()
+    _wait(lambda: len(_clusters(url)) == 1, "the inventory to see the Secret files go")
     accepted = _eval(appset, objects)
     assert accepted.returncode == 0, accepted.stderr
     assert [a["metadata"]["name"] for a in json.loads(accepted.stdout)["applications"]] == ["app-alpha"]

@@ -27,11 +27,14 @@ class LiveService:
 
 
 @pytest.fixture
-def live_service(tmp_path: Path) -> Iterator[LiveService]:
+def live_service(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LiveService]:
+    """Service options may come from ``indirect`` parametrisation."""
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     fleet = MemoryFleet(sample_fleet())
-    app = build_app(fleet, ServiceSettings.from_options(token_file=token_file))
+    # no settle window: the tests hold and release at once (its wait is tested in the unit tier)
+    options = {"drop_settle": 0.0, **getattr(request, "param", {})}
+    app = build_app(fleet, ServiceSettings.from_options(token_file=token_file, **options))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

@@ -137,7 +137,8 @@ def test_refusals_reach_argo_cd_as_errors_not_empty_lists(live_service: LiveServ
     assert dropped.returncode == 1
     assert dropped.stdout == ""
     assert (
-        "API error with status code 503: mass-drop guard: this answer would drop 3 of the 5 clusters" in dropped.stderr
+        "API error with status code 503: mass-drop guard: holding ApplicationSet 'guestbook': this answer would "
+        "drop 3 of the 5 clusters its Applications target" in dropped.stderr
     )
 
     live_service.fleet.set_synced(False)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import TOKEN, LiveService
 
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
@@ -18,6 +20,13 @@ def _run(service: LiveService, cwd: Path, *args: str) -> subprocess.CompletedPro
     return subprocess.run(command, capture_output=True, text=True, timeout=540, cwd=cwd, check=False)
 
 
+# schemathesis sends many inputs for the same ApplicationSet, and the mass-drop guard answers the ones that
+# would lose clusters with its designed 503, which schemathesis counts as a server error: the guard is off
+# here (its answers are tested in tests/unit/generators/service/test_guard.py and test_appset_eval.py)
+GUARD_OFF = pytest.mark.parametrize("live_service", [{"max_drop_percent": 100.0}], indirect=True)
+
+
+@GUARD_OFF
 def test_every_check_passes_with_credentials(live_service: LiveService, tmp_path: Path) -> None:
     result = _run(
         live_service, tmp_path, "--checks", "all", "--max-examples", "100", "-H", f"Authorization: Bearer {TOKEN}"

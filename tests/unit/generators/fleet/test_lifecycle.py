@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from argocd_lifecycle.generators.fleet.lifecycle import (
+    ADMITTED,
     LifecycleSettings,
     Observation,
     Step,
@@ -302,3 +303,14 @@ def test_removed_event_carries_last_phase() -> None:
 def test_zero_nodes_is_healthy_for_a_bare_control_plane() -> None:
     run = Run().probe(*[good(nodes=0, minors=())] * 3)
     assert run.phases[-1] is Phase.READY
+
+
+def test_resume_keeps_an_admitted_cluster_admitted_whatever_its_phase() -> None:
+    """A decommission cancelled leaves an admitted cluster Pending: the admitted annotation says so."""
+    run = Run(annotations={Annotation.PHASE: "Pending", ADMITTED: "true"})
+    assert run.state.phase is Phase.PENDING and run.state.ready
+    never = Run(annotations={Annotation.PHASE: "Decommissioning", Annotation.DECOMMISSION: "true", ADMITTED: "false"})
+    assert never.state.phase is Phase.DECOMMISSIONING and not never.state.ready
+    # Secrets annotated before the admitted annotation existed: every phase but Pending implies the gate
+    assert Run(annotations={Annotation.PHASE: "Degraded"}).state.ready
+    assert not Run(annotations={Annotation.PHASE: "Pending"}).state.ready

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from argocd_lifecycle.generators.fleet.view import Baseline, HoldReporter
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 
@@ -31,10 +32,14 @@ ClientFactory = Callable[..., TestClient]
 
 @pytest.fixture
 def make_client(fleet: MemoryFleet, token_file: Path) -> ClientFactory:
-    def make(**options: object) -> TestClient:
+    def make(
+        *, baseline: Baseline | None = None, reporter: HoldReporter | None = None, **options: object
+    ) -> TestClient:
         options.setdefault("token_file", token_file)
+        options.setdefault("drop_settle", 0.0)  # the settle window has tests of its own
         settings = ServiceSettings.from_options(**options)  # type: ignore[arg-type]
-        return TestClient(build_app(fleet, settings), headers={"Authorization": f"Bearer {TOKEN}"})
+        app = build_app(fleet, settings, baseline=baseline, reporter=reporter)
+        return TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"})
 
     return make
 

@@ -1,11 +1,12 @@
-"""An in-memory FleetView (a real implementation of the protocol) and a small sample fleet."""
+"""In-memory FleetView and Baseline (real implementations of the protocols) and a small sample fleet."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from argocd_lifecycle.generators.fleet.view import ClusterState
+from argocd_lifecycle.generators.fleet.view import ClusterState, Hold, Target
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Phase
 
 SINCE = datetime(2025, 3, 1, 8, 30, 0, tzinfo=UTC)
@@ -46,13 +47,55 @@ class MemoryFleet:
         return cluster
 
     def remove(self, name: str) -> None:
-        """The cluster vanishes without an explicit departure (a broken selector, a half-read list)."""
-        del self._clusters[name]
+        """The cluster's Secret vanishes: an explicit departure only when it was Decommissioning."""
+        gone = self._clusters.pop(name)
+        if gone.phase is Phase.DECOMMISSIONING:
+            self._departed.add(gone.server)
 
-    def delete_secret(self, name: str) -> None:
-        """The cluster's Secret is deleted: an explicit departure."""
-        del self._clusters[name]
-        self._departed.add(name)
+
+class AppsBaseline:
+    """A Baseline like the Applications cache: the clusters each ApplicationSet's Applications target,
+    set by the test as Argo CD would create and delete Applications."""
+
+    def __init__(self) -> None:
+        self.apps: dict[str, set[Target]] = {}
+        self.listed = True
+        self.stale = 0.0
+
+    def synced(self) -> bool:
+        return self.listed
+
+    def stale_seconds(self) -> float:
+        return self.stale
+
+    def targets(self, appset: str) -> frozenset[Target]:
+        return frozenset(self.apps.get(appset, set()))
+
+    def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
+        pass  # Argo CD's Applications are the memory
+
+    def argo_cd_applies(self, appset: str, answer: list[str], fleet: MemoryFleet, *, departing: bool = False) -> None:
+        """What the ApplicationSet controller does with a 200: one Application per answered cluster."""
+        servers = {c.name: c.server for c in fleet.clusters()}
+        self.apps[appset] = {Target(servers[name], name, departing) for name in answer}
+
+
+class Reported:
+    """A HoldReporter that records what it was told."""
+
+    def __init__(self) -> None:
+        self.holds: list[Hold] = []
+        self.releases: list[str] = []
+        self.rechecks: list[tuple[str, float]] = []
+
+    def held(self, hold: Hold) -> None:
+        self.holds.append(hold)
+
+    def released(self, appset: str) -> None:
+        self.releases.append(appset)
+
+    def recheck(self, appset: str, after: float) -> None:
+        self.rechecks.append((appset, after))
 
 
 def cluster(

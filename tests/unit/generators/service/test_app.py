@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from argocd_lifecycle.model import Phase
 
 from .conftest import TOKEN, ClientFactory
-from .fleet_fixture import MemoryFleet
+from .fleet_fixture import AppsBaseline, MemoryFleet, Reported, cluster
 
 EXECUTE = "/api/v1/getparams.execute"
 
@@ -41,11 +41,14 @@ def test_answers_argo_cd_request_with_parameter_sets(client: TestClient) -> None
 def test_missing_token_is_401_and_wrong_token_403_with_json_only(client: TestClient) -> None:
     missing = client.post(EXECUTE, json={"applicationSetName": "a"}, headers={"Authorization": ""})
     assert missing.status_code == 401
-    assert missing.json() == {"message": "missing bearer token (send Authorization: Bearer <token>)"}
+    assert missing.json() == {
+        "message": "missing bearer token (send Authorization: Bearer <token>)",
+        "reason": "missing_token",
+    }
     assert missing.headers["www-authenticate"] == "Bearer"
     wrong = client.post(EXECUTE, json={"applicationSetName": "a"}, headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 403
-    assert wrong.json() == {"message": "the bearer token does not match the configured token"}
+    assert wrong.json() == {"message": "the bearer token does not match the configured token", "reason": "wrong_token"}
     basic = client.post(EXECUTE, json={"applicationSetName": "a"}, headers={"Authorization": f"Basic {TOKEN}"})
     assert basic.status_code == 401
 
@@ -77,7 +80,7 @@ def test_insecure_no_auth_needs_no_header(make_client: ClientFactory) -> None:
 def test_only_post_on_the_execute_path_and_json_404(client: TestClient) -> None:
     response = client.get(EXECUTE)
     assert response.status_code == 405
-    assert response.json() == {"message": "Method Not Allowed"}
+    assert response.json() == {"message": "Method Not Allowed", "reason": "method_not_allowed"}
     assert response.headers["allow"] == "POST"
     assert client.post("/api/v1/other").status_code == 404
 
@@ -101,7 +104,10 @@ def test_malformed_json_and_wrong_types_are_400_naming_the_field(client: TestCli
     assert bad.json()["message"].startswith("request body: not valid JSON")
     wrong = _post(client, {"labelSelector": {"matchLabels": {"env": ["prod"]}}})
     assert wrong.status_code == 400
-    assert wrong.json() == {"message": "input.parameters.labelSelector.matchLabels.env: expected a string, got a list"}
+    assert wrong.json() == {
+        "message": "input.parameters.labelSelector.matchLabels.env: expected a string, got a list",
+        "reason": "bad_request",
+    }
 
 
 def test_503_until_the_inventory_listed_once(fleet: MemoryFleet, client: TestClient) -> None:
@@ -125,46 +131,80 @@ def test_503_while_the_watch_is_broken_longer_than_max_staleness(
     assert response.json()["message"].startswith("the cluster Secret watch has been broken for 31s")
 
 
-def test_mass_drop_is_refused_until_allowed_or_recovered(fleet: MemoryFleet, client: TestClient) -> None:
-    params = {"labelSelector": {"matchLabels": {"env": "prod"}}}
-    assert len(_names(_post(client, params))) == 4
-    removed = [c for c in fleet.clusters() if c.name in ("edge-7", "old-1", "prod-eu-1")]
-    for c in removed:
-        fleet.remove(c.name)
-    refused = _post(client, params)
+def _held_gauge(client: TestClient, appset: str) -> str:
+    line = f'argocd_lifecycle_getparams_held{{applicationset="{appset}"}}'
+    return next(row.split()[-1] for row in client.get("/metrics").text.splitlines() if row.startswith(line))
+
+
+def test_mass_secret_deletion_is_held_with_the_appset_the_clusters_and_the_way_out(
+    fleet: MemoryFleet, make_client: ClientFactory
+) -> None:
+    reported = Reported()
+    client = make_client(reporter=reported)
+    assert len(_names(_post(client))) == 5
+    for name in ("edge-7", "prod-eu-1", "prod-us-1"):
+        fleet.remove(name)  # `kubectl delete secret -l ...`: no decommission first
+    refused = _post(client)
     assert refused.status_code == 503
     message = refused.json()["message"]
-    assert "mass-drop guard: this answer would drop 3 of the 4 clusters" in message
-    assert "'guestbook' (75% > --max-drop-percent 50)" in message
-    assert _post(client, params).status_code == 503  # a refused answer is not remembered
-    # another ApplicationSet asking for the first time gets the honest answer
-    assert _names(_post(client, params, appset="other")) == ["prod-us-1"]
-    for c in removed[:2]:
-        fleet.put(c)
-    assert _names(_post(client, params)) == ["edge-7", "old-1", "prod-us-1"]  # 1 of 4 lost: allowed
+    assert message.startswith("mass-drop guard: holding ApplicationSet 'guestbook': this answer would drop 3 of")
+    assert "5 clusters its Applications target (60% > --max-drop-percent 50): edge-7, prod-eu-1, prod-us-1" in message
+    assert "argocd-lifecycle.io/decommission=true" in message and "allowMassDrop: true" in message
+    assert _post(client).status_code == 503
+    assert [h.appset for h in reported.holds] == ["guestbook"]  # one report per held episode
+    assert [t.name for t in reported.holds[0].lost] == ["edge-7", "prod-eu-1", "prod-us-1"]
+    assert _held_gauge(client, "guestbook") == "1.0"
+    fleet.put(cluster("prod-eu-1"))
+    fleet.put(cluster("prod-us-1"))
+    assert _names(_post(client)) == ["old-1", "prod-eu-1", "prod-us-1", "staging-1"]  # 1 of 5 lost: given
+    assert reported.releases == ["guestbook", "guestbook"]  # the first answer, and the end of the hold
+    assert _held_gauge(client, "guestbook") == "0.0"
 
 
-def test_allow_mass_drop_accepts_and_then_guards_from_the_new_answer(fleet: MemoryFleet, client: TestClient) -> None:
+def test_an_edited_selector_or_min_version_starts_from_the_same_baseline(client: TestClient) -> None:
+    assert len(_names(_post(client, {"labelSelector": {"matchLabels": {"env": "prod"}}}))) == 4
+    # the old per-input memory gave a new input's first answer whatever it held, even []
+    edited = _post(client, {"labelSelector": {"matchLabels": {"env": "typo"}}})
+    assert edited.status_code == 503 and "would drop 4 of the 4 clusters" in edited.json()["message"]
+    assert _post(client, {"minVersion": "1.40"}).status_code == 503
+    assert _post(client, {"labelSelector": {"matchLabels": {"env": "prod"}}, "flatList": True}).status_code == 200
+
+
+def test_allow_mass_drop_gives_the_answer_which_becomes_the_baseline(fleet: MemoryFleet, client: TestClient) -> None:
     assert len(_names(_post(client))) == 5
-    for name in ("edge-7", "old-1", "prod-eu-1"):
+    for name in ("edge-7", "prod-us-1", "prod-eu-1"):
         fleet.remove(name)
     assert _post(client).status_code == 503
-    assert _names(_post(client, {"allowMassDrop": True})) == ["prod-us-1", "staging-1"]
-    # the guard key ignores allowMassDrop, so the accepted answer is the new baseline
-    assert _names(_post(client)) == ["prod-us-1", "staging-1"]
+    assert _names(_post(client, {"allowMassDrop": True})) == ["old-1", "staging-1"]
+    assert _names(_post(client)) == ["old-1", "staging-1"]
 
 
-def test_deleted_secrets_and_decommissioned_clusters_leave_without_tripping_the_guard(
+def test_decommissioned_then_deleted_clusters_leave_without_tripping_the_guard(
     fleet: MemoryFleet, client: TestClient
 ) -> None:
     assert len(_names(_post(client))) == 5
-    for name in ("edge-7", "old-1", "prod-eu-1"):
-        fleet.delete_secret(name)  # 3 of 5 gone, on purpose
-    assert _names(_post(client)) == ["prod-us-1", "staging-1"]
-    fleet.update("staging-1", phase=Phase.DECOMMISSIONING)
-    assert _names(_post(client, {"dropDecommissioned": True})) == ["prod-us-1"]
-    fleet.remove("prod-us-1")  # the last one vanishing without a deletion is still refused
+    for name in ("edge-7", "prod-eu-1", "prod-us-1"):
+        fleet.update(name, phase=Phase.DECOMMISSIONING)
+        fleet.remove(name)  # 3 of 5 gone, each decommissioned first: explicit departures
+    assert _names(_post(client)) == ["old-1", "staging-1"]
+    assert _names(_post(client, {"dropDecommissioned": True})) == ["staging-1"]  # old-1 is Decommissioning
+    fleet.remove("staging-1")  # the last one vanishing without a decommission is a drop of 1 of 1
     assert _post(client, {"dropDecommissioned": True}).status_code == 503
+
+
+def test_503_until_the_applications_are_listed_and_while_their_watch_is_broken(
+    make_client: ClientFactory,
+) -> None:
+    apps = AppsBaseline()
+    apps.listed = False
+    client = make_client(baseline=apps, max_staleness=30)
+    response = _post(client)
+    assert response.status_code == 503
+    assert response.json()["message"].startswith("the Applications of the Argo CD namespace have not been listed")
+    apps.listed, apps.stale = True, 31.0
+    assert _post(client).json()["message"].startswith("the Application watch has been broken for 31s")
+    apps.stale = 0.0
+    assert _post(client).status_code == 200
 
 
 def test_first_contact_selecting_nothing_is_an_empty_list(client: TestClient) -> None:
@@ -262,4 +302,4 @@ def test_unexpected_fleet_failure_is_a_json_500(fleet: MemoryFleet, client: Test
     client_no_raise = TestClient(client.app, raise_server_exceptions=False, headers=client.headers)
     response = _post(client_no_raise)
     assert response.status_code == 500
-    assert response.json() == {"message": "internal error: RuntimeError"}
+    assert response.json() == {"message": "internal error: RuntimeError", "reason": "internal"}

@@ -1,0 +1,173 @@
+"""The Applications of the Argo CD namespace, by the ApplicationSet that owns them: the guard's baseline.
+
+An ApplicationSet deletes the Applications of every cluster that leaves its generator's answer, so
+what an answer can destroy is exactly the set of clusters its Applications target now. That set is
+read from Kubernetes (a list + watch, list_watch.py, not a call per request), so it is the same for
+every replica, after every restart, and whatever input the ApplicationSet sends: none of those can
+start the guard from an empty memory. An Application counts for the ApplicationSets named in its
+``ownerReferences``; one being deleted no longer counts (it is going anyway).
+
+Only a few fields of each Application are kept: owners, destination, and the cluster phase the
+ApplicationSet template stamps (``argocd-lifecycle.io/cluster-phase``), which records a cluster that
+was Decommissioning across restarts of the generator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from argocd_lifecycle.backoff import Backoff
+from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
+from argocd_lifecycle.generators.fleet.view import ClusterState, Target
+from argocd_lifecycle.kube import Kube
+from argocd_lifecycle.model import Annotation, Phase
+
+GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
+APPSET_KIND = "ApplicationSet"
+
+#: (server, name) of a destination -> (server, name) with the missing half filled in when known
+Identify = Callable[[str, str], tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class _App:
+    owners: tuple[tuple[str, str], ...]  # (ApplicationSet name, uid)
+    server: str
+    name: str
+    departing: bool
+
+
+def _parse(obj: dict[str, Any]) -> _App | None:
+    """The fields the guard needs; None for an Application that no longer counts (being deleted)."""
+    meta = obj.get("metadata") or {}
+    if meta.get("deletionTimestamp"):
+        return None
+    owners = tuple(
+        (str(ref.get("name") or ""), str(ref.get("uid") or ""))
+        for ref in meta.get("ownerReferences") or []
+        if isinstance(ref, dict)
+        and ref.get("kind") == APPSET_KIND
+        and str(ref.get("apiVersion") or "").startswith(GROUP + "/")
+    )
+    if not owners:
+        return None
+    spec = obj.get("spec")
+    destination = (spec.get("destination") if isinstance(spec, dict) else None) or {}
+    if not isinstance(destination, dict):
+        destination = {}
+    annotations = meta.get("annotations") or {}
+    return _App(
+        owners=owners,
+        server=str(destination.get("server") or "").rstrip("/"),
+        name=str(destination.get("name") or ""),
+        departing=annotations.get(Annotation.CLUSTER_PHASE) == Phase.DECOMMISSIONING,
+    )
+
+
+def _no_identify(server: str, name: str) -> tuple[str, str]:
+    return server, name
+
+
+class ApplicationIndex:
+    """Implements ``Baseline`` from the Applications cache; touched only on the event loop's thread."""
+
+    def __init__(self, identify: Identify = _no_identify) -> None:
+        self.identify = identify
+        self._apps: dict[str, _App] = {}
+        self._by_appset: dict[str, set[str]] = {}
+        self._uids: dict[str, str] = {}
+        self._listed = False
+        self._broken_since: float | None = None
+
+    # -- Baseline ----------------------------------------------------------------------------------
+    def synced(self) -> bool:
+        return self._listed
+
+    def stale_seconds(self) -> float:
+        return 0.0 if self._broken_since is None else time.monotonic() - self._broken_since
+
+    def targets(self, appset: str) -> frozenset[Target]:
+        found: set[Target] = set()
+        for app_name in self._by_appset.get(appset, ()):
+            app = self._apps[app_name]
+            server, name = self.identify(app.server, app.name)
+            # a destination by name whose cluster is unknown is still something Argo CD would delete
+            found.add(Target(server or f"name:{name}", name, app.departing))
+        return frozenset(found)
+
+    def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
+        """Nothing to remember: Argo CD's Applications are the memory."""
+
+    def uid(self, appset: str) -> str:
+        """The ApplicationSet's uid as its Applications' owner references name it ("" when unknown)."""
+        return self._uids.get(appset, "")
+
+    # -- changes (the Consumer of the list/watch) --------------------------------------------------
+    def listed(self, items: list[dict[str, Any]]) -> None:
+        self._apps.clear()
+        self._by_appset.clear()
+        for obj in items:
+            self.upserted(obj)
+        self._listed = True
+        self._broken_since = None
+
+    def upserted(self, obj: dict[str, Any]) -> None:
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        self._forget(name)
+        app = _parse(obj)
+        if app is None:
+            return
+        self._apps[name] = app
+        for appset, uid in app.owners:
+            self._by_appset.setdefault(appset, set()).add(name)
+            if uid:
+                self._uids[appset] = uid
+
+    def deleted(self, obj: dict[str, Any]) -> None:
+        self._forget(str((obj.get("metadata") or {}).get("name") or ""))
+
+    def broken(self) -> None:
+        if self._broken_since is None:
+            self._broken_since = time.monotonic()
+
+    def _forget(self, name: str) -> None:
+        app = self._apps.pop(name, None)
+        if app is None:
+            return
+        for appset, _ in app.owners:
+            names = self._by_appset.get(appset)
+            if names is not None:
+                names.discard(name)
+                if not names:
+                    del self._by_appset[appset]
+
+
+class ApplicationSource(ListWatch):
+    """Feeds an ApplicationIndex from the Applications of one namespace."""
+
+    def __init__(
+        self,
+        kube: Kube,
+        namespace: str,
+        index: ApplicationIndex,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        watch_timeout: tuple[int, int] = (240, 300),
+        backoff: Backoff | None = None,
+    ) -> None:
+        consumer = Consumer(index.listed, index.upserted, index.deleted, index.broken)
+        super().__init__(
+            f"Applications in {namespace}",
+            kube.custom.list_namespaced_custom_object,
+            (GROUP, VERSION, namespace, PLURAL),
+            kube,
+            consumer,
+            loop=loop,
+            watch_timeout=watch_timeout,
+            backoff=backoff,
+        )
+        self.index = index

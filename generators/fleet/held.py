@@ -1,0 +1,196 @@
+"""Making a held answer visible: a log line, an Event on the ApplicationSet, one receiver message.
+
+The guard runs in every replica, so each may see the same held episode (Argo CD's requests are
+spread over the replicas). The episode is claimed on the ApplicationSet itself: the replica that
+sets ``argocd-lifecycle.io/held-since`` (a merge patch carrying the resourceVersion it read, so only
+one can win) records the ``MassDropHeld`` Event and posts the message; the others find it set and
+stay quiet. The replica that answers the ApplicationSet again removes it and records
+``MassDropReleased`` (each replica also checks once, at its first answer for an ApplicationSet, so a
+mark left by a replica that died is removed). A mark older than ten minutes is claimed again: a hold
+that lasts is told again every ten minutes. The message goes to the receiver's ``/v1/events/external`` (signed like the
+lifecycle events), its ``revision`` being the episode, so a retry is de-duplicated there.
+
+Without Kubernetes (``--clusters-from``) there is one process, so its own episode is the episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
+from argocd_lifecycle.generators.fleet.poster import Notifier
+from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
+from argocd_lifecycle.generators.fleet.view import Hold
+from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError
+from argocd_lifecycle.model import PREFIX
+from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
+
+log = logging.getLogger(__name__)
+
+HELD_SINCE = PREFIX + "held-since"
+HELD_REASON = "MassDropHeld"
+RELEASED_REASON = "MassDropReleased"
+TRIGGER = "MassDropHeld"
+#: a held-since mark older than this is claimed again (a reminder, and the end of a dead replica's mark)
+REMIND_SECONDS = 600.0
+_APPSETS = ("argoproj.io", "v1alpha1")
+
+
+def external_event(hold: Hold, namespace: str, episode: str) -> dict[str, Any]:
+    """The receiver's external event body for a held answer (all strings; labels for routing)."""
+    return {
+        "trigger": TRIGGER,
+        "severity": "critical",
+        "namespace": namespace,
+        "message": hold.message,
+        "revision": hashlib.sha256(f"{namespace}/{hold.appset}/{episode}".encode()).hexdigest()[:16],
+        "labels": {"applicationSet": hold.appset, "clusters": str(len(hold.lost))},
+    }
+
+
+class HeldReporter:
+    """Implements ``HoldReporter``; every method returns at once and works on the event loop."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        namespace: str,
+        *,
+        kube: Kube | None = None,
+        uid_of: Callable[[str], str] = lambda appset: "",
+        notifier: Notifier | None = None,
+        refresher: AppSetRefresher | None = None,
+        instance: str = "",
+    ) -> None:
+        self.loop, self.namespace, self.kube, self.uid_of = loop, namespace, kube, uid_of
+        self.notifier, self.refresher = notifier, refresher
+        self.events = EventRecorder(kube, instance=instance) if kube is not None else None
+        self._tasks: set[concurrent.futures.Future[None]] = set()
+        #: episodes this replica claimed (for tests and logs)
+        self.claimed = 0
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- HoldReporter -------------------------------------------------------------------------------
+    def held(self, hold: Hold) -> None:
+        log.warning("%s", hold.message)
+        self._spawn(self._held(hold))
+
+    def released(self, appset: str) -> None:
+        self._spawn(self._released(appset))
+
+    def recheck(self, appset: str, after: float) -> None:
+        if self.refresher is None:
+            return
+        refresher = self.refresher
+
+        def again() -> None:
+            self._spawn(self._call(refresher.refresh_one, appset))
+
+        self.loop.call_soon_threadsafe(self.loop.call_later, after, again)
+
+    # -- work -----------------------------------------------------------------------------------------
+    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await asyncio.to_thread(fn, *args)
+        except KubeError as exc:
+            log.warning("%s", exc.message)
+            return None
+
+    async def _held(self, hold: Hold) -> None:
+        stamp = format_rfc3339(time.time())
+        if self.kube is not None:
+            if not await self._call(self._mark, hold.appset, stamp):
+                return  # another replica told this episode already
+            await self._event(hold.appset, HELD_REASON, hold.message, "Warning", stamp)
+        self.claimed += 1
+        if self.notifier is not None and self.notifier.external_url:
+            body = external_event(hold, self.namespace, stamp)
+            self.notifier.post_to(self.notifier.external_url, body, f"{TRIGGER} for {hold.appset}")
+
+    async def _released(self, appset: str) -> None:
+        if self.kube is None:
+            return
+        stamp = format_rfc3339(time.time())
+        if await self._call(self._unmark, appset):
+            message = f"ApplicationSet {appset!r} is answered again: the mass-drop guard released it"
+            await self._event(appset, RELEASED_REASON, message, "Normal", stamp)
+
+    async def _event(self, appset: str, reason: str, message: str, kind: str, stamp: str) -> None:
+        assert self.events is not None
+        spec = EventSpec(
+            self.namespace, appset, self.uid_of(appset), reason, message, kind, "ApplicationSet", "/".join(_APPSETS)
+        )
+        await self._call(self.events.record, spec, stamp)
+
+    # -- the claim on the ApplicationSet (blocking) ---------------------------------------------------
+    def _read(self, appset: str) -> dict[str, Any] | None:
+        assert self.kube is not None
+        listing = self.kube.call(
+            f"list ApplicationSets in {self.namespace}",
+            self.kube.custom.list_namespaced_custom_object,
+            *_APPSETS,
+            self.namespace,
+            "applicationsets",
+        )
+        return next((a for a in listing.get("items") or [] if (a.get("metadata") or {}).get("name") == appset), None)
+
+    def _patch(self, appset: str, metadata: dict[str, Any]) -> None:
+        assert self.kube is not None
+        self.kube.call(
+            f"annotate ApplicationSet {self.namespace}/{appset}",
+            self.kube.custom.patch_namespaced_custom_object,
+            *_APPSETS,
+            self.namespace,
+            "applicationsets",
+            appset,
+            {"metadata": metadata},
+            _content_type=MERGE_PATCH,
+        )
+
+    def _mark(self, appset: str, stamp: str) -> bool:
+        """Set held-since unless it is set; True when this replica set it (or the object is unknown)."""
+        for _ in range(3):
+            current = self._read(appset)
+            if current is None:
+                return True
+            meta = current.get("metadata") or {}
+            if _fresh((meta.get("annotations") or {}).get(HELD_SINCE) or ""):
+                return False
+            version = meta.get("resourceVersion")
+            try:  # the resourceVersion makes this a compare-and-set: one replica wins
+                self._patch(appset, {"resourceVersion": version, "annotations": {HELD_SINCE: stamp}})
+            except KubeConflict:
+                continue
+            return True
+        return False
+
+    def _unmark(self, appset: str) -> bool:
+        """Remove held-since; True when this replica removed it."""
+        for _ in range(3):
+            current = self._read(appset)
+            meta = (current or {}).get("metadata") or {}
+            if not (meta.get("annotations") or {}).get(HELD_SINCE):
+                return False
+            try:
+                self._patch(appset, {"resourceVersion": meta.get("resourceVersion"), "annotations": {HELD_SINCE: None}})
+            except KubeConflict:
+                continue
+            return True
+        return False
+
+
+def _fresh(stamp: str) -> bool:
+    try:
+        return time.time() - parse_rfc3339(stamp) < REMIND_SECONDS
+    except ValueError:
+        return False  # missing or hand-edited: claim it

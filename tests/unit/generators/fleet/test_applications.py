@@ -1,0 +1,96 @@
+"""The Applications cache the mass-drop guard compares with: which clusters each ApplicationSet would lose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from argocd_lifecycle.generators.fleet.applications import ApplicationIndex
+from argocd_lifecycle.generators.fleet.view import Target
+
+
+def app(
+    name: str,
+    *,
+    appset: str | None = "guestbook",
+    server: str = "",
+    cluster: str = "",
+    phase: str = "Ready",
+    deleting: bool = False,
+    uid: str = "uid-guestbook",
+) -> dict[str, Any]:
+    annotations = {"argocd-lifecycle.io/cluster-phase": phase}
+    meta: dict[str, Any] = {"name": name, "namespace": "argocd", "annotations": annotations}
+    if appset:
+        meta["ownerReferences"] = [
+            {"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationSet", "name": appset, "uid": uid},
+        ]
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    destination = {"server": server} if server else {"name": cluster}
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": meta,
+            "spec": {"destination": {**destination, "namespace": "guestbook"}}}  # fmt: skip
+
+
+def test_targets_are_the_clusters_of_the_applications_an_applicationset_owns() -> None:
+    index = ApplicationIndex()
+    assert not index.synced()
+    index.listed([
+        app("guestbook-a", server="https://a/"),
+        app("guestbook-b", server="https://b", phase="Decommissioning"),
+        app("shop-a", appset="shop", server="https://a"),
+        app("hand-made", appset=None, server="https://c"),  # not generated: never the guard's business
+        app("guestbook-x", server="https://x", deleting=True),  # being deleted: already gone for Argo CD
+    ])  # fmt: skip
+    assert index.synced()
+    assert index.targets("guestbook") == {Target("https://a"), Target("https://b", departing=True)}
+    assert index.targets("shop") == {Target("https://a")}
+    assert index.targets("unknown") == frozenset()
+    assert index.uid("guestbook") == "uid-guestbook"
+
+
+def test_watch_events_keep_the_targets_current_and_a_relist_replaces_them() -> None:
+    index = ApplicationIndex()
+    index.listed([app("guestbook-a", server="https://a")])
+    index.upserted(app("guestbook-b", server="https://b"))
+    index.upserted(app("guestbook-a", server="https://a2"))  # edited destination
+    assert index.targets("guestbook") == {Target("https://a2"), Target("https://b")}
+    index.upserted(app("guestbook-b", server="https://b", deleting=True))
+    index.deleted(app("guestbook-a", server="https://a2"))
+    assert index.targets("guestbook") == frozenset()
+    index.listed([app("guestbook-c", server="https://c")])
+    assert index.targets("guestbook") == {Target("https://c")}
+
+
+def test_destinations_by_name_and_names_for_messages_come_from_the_fleet() -> None:
+    known = {"https://a": "alpha"}
+
+    def identify(server: str, name: str) -> tuple[str, str]:
+        if server:
+            return server, known.get(server, "")
+        return next((s for s, n in known.items() if n == name), ""), name
+
+    index = ApplicationIndex(identify)
+    index.listed([app("by-server", server="https://a"), app("by-name", cluster="alpha"), app("lost", cluster="zeta")])
+    # a name no cluster has any more is still something Argo CD would delete
+    assert index.targets("guestbook") == {Target("https://a", "alpha"), Target("name:zeta", "zeta")}
+
+
+def test_a_broken_watch_is_stale_until_the_next_listing() -> None:
+    index = ApplicationIndex()
+    index.listed([])
+    assert index.stale_seconds() == 0.0
+    index.broken()
+    assert index.stale_seconds() > 0.0
+    index.listed([])
+    assert index.stale_seconds() == 0.0
+
+
+def test_objects_of_an_unexpected_shape_do_not_count() -> None:
+    index = ApplicationIndex()
+    odd = app("odd", server="https://a")
+    odd["spec"] = "not an object"
+    foreign = app("foreign", server="https://b")
+    foreign["metadata"]["ownerReferences"][0]["apiVersion"] = "example.com/v1"
+    index.listed([odd, foreign, {"metadata": {}}])
+    # owned but without a destination: still an Application Argo CD would delete, so it counts
+    assert index.targets("guestbook") == {Target("name:")}
