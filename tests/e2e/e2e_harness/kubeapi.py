@@ -110,9 +110,12 @@ def write_kubeconfig(path: Path, cluster: Cluster, namespace: str | None) -> Non
     path.chmod(0o600)
 
 
-def new_cluster(name: str, binary: Path, etcd_url: str, folder: Path, *, namespace: str | None = None) -> Cluster:
+def new_cluster(
+    name: str, binary: Path, etcd_url: str, folder: Path, *, namespace: str | None = None, runtime_config: str = ""
+) -> Cluster:
     """A kube-apiserver's identity and argv (not started): its own CA, a client-certificate admin in
-    system:masters, its own etcd prefix."""
+    system:masters, its own etcd prefix; ``runtime_config`` switches on API versions that are off by
+    default (``--runtime-config``)."""
     folder.mkdir(parents=True, exist_ok=True)
     ca = CertificateAuthority(f"{name}-ca")
     (folder / "ca.crt").write_bytes(ca.cert_pem)
@@ -141,6 +144,8 @@ def new_cluster(name: str, binary: Path, etcd_url: str, folder: Path, *, namespa
         "--profiling=false",
         f"--cert-dir={folder / 'certs'}",
     ]
+    if runtime_config:
+        argv.append(f"--runtime-config={runtime_config}")
     cluster = Cluster(name, port, folder, ca, admin, folder / "kubeconfig", argv)
     write_kubeconfig(cluster.kubeconfig, cluster, namespace)
     return cluster

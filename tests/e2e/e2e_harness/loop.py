@@ -34,7 +34,7 @@ REWRITTEN = {
 }
 KEPT = [("apps/v1", "Deployment", "web"), ("v1", "Service", "web")]
 SUBSCRIBED = ["on-cluster-unreachable", "on-cluster-recovered", "on-cluster-decommissioning",
-              "on-sync-failed-removed-api"]  # fmt: skip
+              "on-sync-failed-removed-api", "on-cluster-upgrade-blocked"]  # fmt: skip
 
 
 def parse_time(value: str) -> datetime.datetime:

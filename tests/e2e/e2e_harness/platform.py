@@ -16,6 +16,7 @@ from .objects import Kube
 from .procs import Supervisor
 
 KUBE_VERSION = "v1.34.2"
+DOWNSTREAM_RUNTIME_CONFIG = "storage.k8s.io/v1beta1=true"
 Progress = Callable[[str], None]
 
 
@@ -124,7 +125,15 @@ def start_platform(scratch: Path, log_dir: Path, progress: Progress, *, app_resy
             scratch / "management",
             namespace=argocd.NAMESPACE,
         )
-        downstream = kubeapi.new_cluster("downstream", binaries.kube_apiserver, etcd_url, scratch / "downstream")
+        # the downstream cluster also serves a beta API that a later release removes (VolumeAttributesClass
+        # storage.k8s.io/v1beta1, gone in 1.37): what the upgrade preflight scenario deploys
+        downstream = kubeapi.new_cluster(
+            "downstream",
+            binaries.kube_apiserver,
+            etcd_url,
+            scratch / "downstream",
+            runtime_config=DOWNSTREAM_RUNTIME_CONFIG,
+        )
         for cluster in (management, downstream):
             kubeapi.launch(sup, cluster)
         for cluster in (management, downstream):
