@@ -1,0 +1,199 @@
+"""The CAPI objects of the watched namespaces, as parsed values, and which Clusters each change touches.
+
+Fed by one list/watch per (kind, namespace) on the event loop's thread. Each table keeps the parsed
+value of every object (or the one-line problem of an object that does not parse) and says which CAPI
+Clusters an add, change, delete or relist touched, so the reconciler looks only at those. Secrets other
+than ``<cluster>-kubeconfig`` (CAPI's CA and etcd key pairs carry the same label) are dropped as they
+arrive and never kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from argocd_lifecycle.cluster_secrets import SecretWire
+from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.generators.capi.kubeconfig import Endpoint, parse_kubeconfig
+from argocd_lifecycle.generators.capi.names import (
+    CLUSTER_NAME_LABEL,
+    CLUSTERS,
+    KUBEADM_CONTROL_PLANES,
+    KUBECONFIG_SUFFIX,
+    MACHINE_DEPLOYMENTS,
+    MACHINE_POOLS,
+)
+from argocd_lifecycle.generators.capi.objects import (
+    CapiCluster,
+    ClusterKey,
+    ControlPlane,
+    WorkerGroup,
+    parse_cluster,
+    parse_control_plane,
+    parse_worker_group,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+Obj = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An object that does not parse: the message, and the Cluster it belongs to when that is known."""
+
+    message: str
+    owner: ClusterKey | None = None
+
+
+@dataclass
+class Table(Generic[T]):
+    """One kind: ``parse`` raw -> value (None: not ours to keep); ``owners`` value -> the Clusters it touches."""
+
+    kind: str
+    parse: Callable[[Obj], T | None]
+    owners: Callable[[T], Iterable[ClusterKey]]
+    problem_owner: Callable[[Obj], ClusterKey | None] = lambda _: None
+    entries: dict[tuple[str, str], T | Problem] = field(default_factory=dict)
+    listed: set[str] = field(default_factory=set)
+    broken: set[str] = field(default_factory=set)
+
+    def _touched(self, entry: T | Problem | None) -> set[ClusterKey]:
+        if entry is None:
+            return set()
+        if isinstance(entry, Problem):
+            return {entry.owner} if entry.owner else set()
+        return set(self.owners(entry))
+
+    def _read(self, obj: Obj) -> T | Problem | None:
+        try:
+            return self.parse(obj)
+        except LifecycleError as exc:
+            log.warning("skipping %s: %s", self.kind, exc.message)
+            return Problem(exc.message, self.problem_owner(obj))
+
+    def upsert(self, obj: Obj) -> set[ClusterKey]:
+        ident = _ident(obj)
+        before = self.entries.pop(ident, None)
+        after = self._read(obj)
+        if after is not None:
+            self.entries[ident] = after
+        return self._touched(before) | self._touched(after)
+
+    def delete(self, obj: Obj) -> set[ClusterKey]:
+        return self._touched(self.entries.pop(_ident(obj), None))
+
+    def relist(self, scope: str, items: Iterable[Obj]) -> set[ClusterKey]:
+        """A full listing of one namespace ("" = every namespace): replaces what that scope held."""
+        touched: set[ClusterKey] = set()
+        stale = {ident for ident in self.entries if not scope or ident[0] == scope}
+        for obj in items:
+            stale.discard(_ident(obj))
+            touched |= self.upsert(obj)
+        for ident in stale:
+            touched |= self._touched(self.entries.pop(ident))
+        self.listed.add(scope)
+        self.broken.discard(scope)
+        return touched
+
+    def values(self) -> Iterable[T]:
+        return (e for e in self.entries.values() if not isinstance(e, Problem))
+
+
+def _ident(obj: Obj) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+def _kubeconfig_owner(obj: Obj) -> ClusterKey | None:
+    """``<cluster>-kubeconfig`` carrying CAPI's cluster-name label for that cluster; None for other Secrets."""
+    namespace, name = _ident(obj)
+    cluster = ((obj.get("metadata") or {}).get("labels") or {}).get(CLUSTER_NAME_LABEL)
+    if name.endswith(KUBECONFIG_SUFFIX) and cluster == name.removesuffix(KUBECONFIG_SUFFIX):
+        return ClusterKey(namespace, cluster)
+    return None
+
+
+@dataclass(frozen=True)
+class Kubeconfig:
+    cluster: ClusterKey
+    endpoint: Endpoint
+
+
+def _parse_kubeconfig(obj: Obj) -> Kubeconfig | None:
+    owner = _kubeconfig_owner(obj)
+    if owner is None:
+        return None  # a CA or etcd key pair, or someone else's Secret: forget it at once
+    namespace, name = _ident(obj)
+    secret: SecretWire = obj  # type: ignore[assignment]  # the API's Secret JSON
+    return Kubeconfig(owner, parse_kubeconfig(secret, where=f"Secret {namespace}/{name}"))
+
+
+class Store:
+    def __init__(self) -> None:
+        self.clusters: Table[CapiCluster] = Table(
+            "Cluster", parse_cluster, lambda c: [c.key], problem_owner=lambda o: ClusterKey(*_ident(o))
+        )
+        self.control_planes: Table[ControlPlane] = Table("KubeadmControlPlane", parse_control_plane, self._users)
+        self.deployments: Table[WorkerGroup] = Table(
+            "MachineDeployment", _group_parser(MACHINE_DEPLOYMENTS.kind), _group_owner
+        )
+        self.pools: Table[WorkerGroup] = Table("MachinePool", _group_parser(MACHINE_POOLS.kind), _group_owner)
+        self.kubeconfigs: Table[Kubeconfig] = Table(
+            "kubeconfig Secret", _parse_kubeconfig, lambda k: [k.cluster], problem_owner=_kubeconfig_owner
+        )
+        self.tables: dict[str, Table[Any]] = {
+            CLUSTERS.plural: self.clusters,
+            KUBEADM_CONTROL_PLANES.plural: self.control_planes,
+            MACHINE_DEPLOYMENTS.plural: self.deployments,
+            MACHINE_POOLS.plural: self.pools,
+            "secrets": self.kubeconfigs,
+        }
+        self._scopes: set[tuple[str, str]] = set()
+
+    def expect(self, table: str, scope: str) -> None:
+        """Register a (table, namespace) watch, so ``synced`` waits for its first listing."""
+        self._scopes.add((table, scope))
+
+    def synced(self) -> bool:
+        """The Clusters are watched, every watch has listed and none is broken: only then may absence
+        mean deletion."""
+        if not any(table == CLUSTERS.plural for table, _ in self._scopes):
+            return False
+        return all(s in self.tables[t].listed and s not in self.tables[t].broken for t, s in self._scopes)
+
+    def _users(self, cp: ControlPlane) -> list[ClusterKey]:
+        return [
+            c.key
+            for c in self.clusters.values()
+            if c.key.namespace == cp.namespace and c.kubeadm_control_plane == cp.name
+        ]
+
+    # -- views for the reconciler ------------------------------------------------------------------
+    def cluster(self, key: ClusterKey) -> CapiCluster | Problem | None:
+        return self.clusters.entries.get((key.namespace, key.name))
+
+    def control_plane(self, cluster: CapiCluster) -> ControlPlane | None:
+        entry = self.control_planes.entries.get((cluster.key.namespace, cluster.kubeadm_control_plane))
+        return entry if isinstance(entry, ControlPlane) else None
+
+    def worker_groups(self, key: ClusterKey) -> list[WorkerGroup]:
+        groups = (*self.deployments.values(), *self.pools.values())
+        return sorted(g for g in groups if g.namespace == key.namespace and g.cluster == key.name)
+
+    def kubeconfig(self, key: ClusterKey) -> Kubeconfig | Problem | None:
+        return self.kubeconfigs.entries.get((key.namespace, key.name + KUBECONFIG_SUFFIX))
+
+    def cluster_keys(self) -> set[ClusterKey]:
+        """Every Cluster we know of (parsed or not), and every Cluster a kubeconfig names."""
+        return {ClusterKey(*ident) for ident in self.clusters.entries} | {k.cluster for k in self.kubeconfigs.values()}
+
+
+def _group_parser(kind: str) -> Callable[[Obj], WorkerGroup]:
+    return lambda obj: parse_worker_group(obj, kind)
+
+
+def _group_owner(group: WorkerGroup) -> list[ClusterKey]:
+    return [ClusterKey(group.namespace, group.cluster)] if group.cluster else []

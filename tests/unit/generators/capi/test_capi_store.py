@@ -1,0 +1,115 @@
+"""The watched CAPI objects: which Clusters each change touches, and when absence may mean deletion."""
+
+from __future__ import annotations
+
+from argocd_lifecycle.generators.capi.objects import ClusterKey
+from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
+from tests.e2e.e2e_harness.capi import fixture, kubeconfig, kubeconfig_secret
+from tests.e2e.e2e_harness.pki import CertificateAuthority
+
+CA = CertificateAuthority("ca")
+ADMIN = CA.client("admin", "system:masters")
+EDGE = ClusterKey("capi-clusters", "edge-1")
+WORKLOAD = ClusterKey("capi-clusters", "workload-1")
+
+
+def secret_for(name: str) -> dict[str, object]:
+    config = kubeconfig(name, "https://127.0.0.1:6443", CA.cert_pem, cert_pem=ADMIN.cert_pem, key_pem=ADMIN.key_pem)
+    return kubeconfig_secret(fixture("cluster-plain", name=name), config)
+
+
+def test_a_relist_touches_every_cluster_it_adds_or_drops() -> None:
+    store = Store()
+    assert store.clusters.relist("capi-clusters", [fixture("cluster-plain"), fixture("cluster-topology")]) == {
+        EDGE, WORKLOAD,
+    }  # fmt: skip
+    assert store.clusters.relist("capi-clusters", [fixture("cluster-plain")]) == {EDGE, WORKLOAD}
+    assert store.cluster(WORKLOAD) is None and store.cluster(EDGE) is not None
+
+
+def test_a_relist_of_one_namespace_leaves_the_others() -> None:
+    store = Store()
+    store.clusters.relist("capi-clusters", [fixture("cluster-plain")])
+    store.clusters.relist("other", [fixture("cluster-plain", namespace="other")])
+    store.clusters.relist("other", [])
+    assert store.cluster(EDGE) is not None and store.cluster(ClusterKey("other", "edge-1")) is None
+
+
+def test_a_control_plane_change_touches_the_cluster_that_references_it() -> None:
+    store = Store()
+    store.clusters.relist("capi-clusters", [fixture("cluster-plain"), fixture("cluster-topology")])
+    assert store.control_planes.upsert(fixture("kubeadmcontrolplane-plain")) == {EDGE}
+    assert store.control_planes.upsert(fixture("kubeadmcontrolplane-topology")) == {WORKLOAD}
+    cluster = store.cluster(EDGE)
+    assert not isinstance(cluster, Problem) and cluster is not None
+    cp = store.control_plane(cluster)
+    assert cp is not None and cp.version == "v1.33.4"
+    # a control plane no Cluster references touches nothing
+    assert store.control_planes.upsert(fixture("kubeadmcontrolplane-plain", name="spare")) == set()
+
+
+def test_worker_groups_belong_to_their_cluster_by_cluster_name() -> None:
+    store = Store()
+    assert store.deployments.upsert(fixture("machinedeployment-plain")) == {EDGE}
+    assert store.pools.upsert(fixture("machinepool-plain")) == {EDGE}
+    # a MachineDeployment and a MachinePool may share a name: they are different objects
+    assert store.pools.upsert(fixture("machinepool-plain", name="edge-1-md-0")) == {EDGE}
+    assert [(g.kind, g.name) for g in store.worker_groups(EDGE)] == [
+        ("MachineDeployment", "edge-1-md-0"), ("MachinePool", "edge-1-md-0"), ("MachinePool", "edge-1-mp-0"),
+    ]  # fmt: skip
+    assert store.deployments.delete(fixture("machinedeployment-plain")) == {EDGE}
+    assert [g.kind for g in store.worker_groups(EDGE)] == ["MachinePool", "MachinePool"]
+
+
+def test_only_kubeconfig_secrets_are_kept() -> None:
+    store = Store()
+    ca_pair = {
+        "metadata": {
+            "name": "edge-1-ca",
+            "namespace": "capi-clusters",
+            "labels": {"cluster.x-k8s.io/cluster-name": "edge-1"},
+        },
+        "type": "cluster.x-k8s.io/secret",
+        "data": {"tls.key": "c2VjcmV0"},
+    }  # fmt: skip
+    assert store.kubeconfigs.upsert(ca_pair) == set()
+    assert store.kubeconfigs.entries == {}  # CAPI's CA key never stays in memory
+    # a kubeconfig whose label names another cluster is not that cluster's
+    forged = secret_for("edge-1")
+    forged["metadata"]["labels"] = {"cluster.x-k8s.io/cluster-name": "workload-1"}  # type: ignore[index]
+    assert store.kubeconfigs.upsert(forged) == set() and store.kubeconfigs.entries == {}
+    assert store.kubeconfigs.upsert(secret_for("edge-1")) == {EDGE}
+    assert isinstance(store.kubeconfig(EDGE), Kubeconfig)
+
+
+def test_an_unusable_kubeconfig_is_a_problem_of_its_cluster() -> None:
+    store = Store()
+    bad = secret_for("edge-1")
+    bad["data"] = {"value": "bm90IGEga3ViZWNvbmZpZw=="}  # "not a kubeconfig"
+    assert store.kubeconfigs.upsert(bad) == {EDGE}
+    problem = store.kubeconfig(EDGE)
+    assert isinstance(problem, Problem) and problem.message.endswith("data.value is not a kubeconfig")
+
+
+def test_an_unreadable_cluster_is_kept_as_a_problem_so_nothing_is_decided_on_it() -> None:
+    store = Store()
+    doc = fixture("cluster-plain")
+    doc["spec"]["topology"] = "v1.34"
+    assert store.clusters.upsert(doc) == {EDGE}
+    assert isinstance(store.cluster(EDGE), Problem)
+    assert EDGE in store.cluster_keys()
+
+
+def test_synced_only_when_clusters_are_watched_and_every_watch_listed_and_none_broken() -> None:
+    store = Store()
+    assert not store.synced()  # no Clusters watched: absence means nothing
+    store.expect("clusters", "capi-clusters")
+    store.expect("secrets", "capi-clusters")
+    store.clusters.relist("capi-clusters", [])
+    assert not store.synced()
+    store.kubeconfigs.relist("capi-clusters", [])
+    assert store.synced()
+    store.kubeconfigs.broken.add("capi-clusters")
+    assert not store.synced()
+    store.kubeconfigs.relist("capi-clusters", [])
+    assert store.synced()
