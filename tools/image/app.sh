@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Layer 4: our wheel (built from the working tree with the locked build backend), the image's user and
 # group 999, and the CA bundle where Go and OpenSSL look for it (certifi's, from the lock).
-# Usage: tools/image/app.sh BASE.tar DEPS.tar WORKDIR OUT.tar CACHE
+# Usage: tools/image/app.sh BASE.tar DEPS.tar WORKDIR OUT.tar CACHE SOURCE_DIR
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 . "$here/versions.env"
 . "$here/lib.sh"
-base=$1 deps=$2 work=$3 tar=$4 cache=$5
+base=$1 deps=$2 work=$3 tar=$4 cache=$5 src=$6
 root="$work/root"
 site="${VENV#/}/lib/$PYTHON/site-packages"
-version="$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")"
+version="$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$src/pyproject.toml")"
 mkdir -p "$root" "$work/src" "$work/dist"
 
 venv="$cache/build-venv-$(sha256sum < "$repo/requirements/build.txt" | cut -c1-16)"
@@ -22,7 +22,7 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
   touch "$venv/.complete"
 fi
 # The same files the Dockerfile's context holds (.dockerignore): the wheel's sources, nothing else.
-tar --create --directory "$repo" --exclude=__pycache__ --exclude='*.pyc' \
+tar --create --directory "$src" --exclude=__pycache__ --exclude='*.pyc' \
   pyproject.toml README.md core plugin generators notifications | tar --extract --directory "$work/src"
 "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
   --wheel-dir "$work/dist" "$work/src" > "$work/wheel.log" 2>&1 || { cat "$work/wheel.log" >&2; die "the wheel did not build"; }

@@ -39,6 +39,9 @@ mkdir -p "$root/var/lib/dpkg"
 printf '%s\n' "$status" > "$root/var/lib/dpkg/status"
 mkdir -p "$root/proc" "$root/sys" "$root/dev"  # mount points of every container runtime
 chmod 1777 "$root/tmp"
-ldconfig -r "$root"  # the libraries' cache (libc-bin, which has ldconfig, is not in the image)
+# The libraries' cache (libc-bin, which has ldconfig, is not in the image). Its aux-cache keeps the
+# inode numbers and ctimes of this machine's files: it would make every build's layer differ.
+ldconfig -r "$root"
+rm -rf "$root/var/cache/ldconfig"
 compile_python "$root" "/usr/lib/$PYTHON"
 layer_tar "$CACHED_LAYER_EPOCH" "$root" "$tar"

@@ -12,6 +12,9 @@
 # Reproducible: every timestamp is SOURCE_DATE_EPOCH (default: the commit time of HEAD), files are
 # sorted, owners numeric; two builds of one commit give the same digest.
 # Usage: tools/image/build.sh [OUTPUT_DIR]   (default build/image). Prints the digest and size on stdout.
+# Environment: IMAGE_CACHE=DIR (default ~/.cache/argocd-lifecycle/image; an empty one builds cold),
+#   IMAGE_SOURCE=DIR (the tree our wheel is built from, default this working tree),
+#   IMAGE_REVISION (the revision label, default HEAD), SOURCE_DATE_EPOCH.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -20,9 +23,11 @@ repo="$(cd "$here/../.." && pwd)"
 . "$here/lib.sh"
 out="${1:-$repo/build/image}"
 cache="${IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-lifecycle/image}"  # IMAGE_CACHE: a cold build
+src="$(cd "${IMAGE_SOURCE:-$repo}" && pwd)"
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct)}"
+revision="${IMAGE_REVISION:-$(git -C "$repo" rev-parse HEAD)}"
 created="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
-version="$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$repo/pyproject.toml")"
+version="$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$src/pyproject.toml")"
 unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL  # nothing but the locks decides what goes in
 start=$SECONDS
 
@@ -37,12 +42,12 @@ trap 'rm -rf "$work"' EXIT
 key() { cat "$@" | sha256sum | cut -c1-16; }
 
 # --- layer 1: the Debian root file system ---
-base_key=$(key "$here/debian.lock" "$here/base.sh" "$here/lib.sh" <(echo "$DEBIAN_SUITE $PYTHON $CACHED_LAYER_EPOCH"))
+base_key=$(key "$here/debian.lock" "$here/base.sh" "$here/lib.sh" "$here/layer.py" <(echo "$DEBIAN_SUITE $PYTHON $CACHED_LAYER_EPOCH"))
 base="$cache/base-$base_key.tar"
 if [ ! -f "$base" ]; then
   log "building the Debian root file system ($DEBIAN_SUITE, $(grep -vc '^#' "$here/debian.lock") packages)"
   t=$SECONDS
-  "$here/base.sh" "$work/base" "$base.tmp"
+  SOURCE_DATE_EPOCH=$CACHED_LAYER_EPOCH "$here/base.sh" "$work/base" "$base.tmp"
   mv "$base.tmp" "$base"
   log "Debian root file system built in $((SECONDS - t))s"
 else
@@ -50,12 +55,12 @@ else
 fi
 
 # --- layer 2: the locked Python dependencies ---
-deps_key=$(key <(echo "$base_key $VENV") "$repo/requirements/image.txt" "$repo/requirements/build.txt" "$here/deps.sh")
+deps_key=$(key <(echo "$base_key $VENV") "$repo/requirements/image.txt" "$repo/requirements/build.txt" "$here/deps.sh" "$here/dedupe.py")
 deps="$cache/deps-$deps_key.tar"
 if [ ! -f "$deps" ]; then
   log "installing requirements/image.txt (hash-checked) into the image's root"
   t=$SECONDS
-  "$here/deps.sh" "$base" "$work/deps" "$deps.tmp" "$cache/wheels"
+  SOURCE_DATE_EPOCH=$CACHED_LAYER_EPOCH "$here/deps.sh" "$base" "$work/deps" "$deps.tmp" "$cache/wheels"
   mv "$deps.tmp" "$deps"
   log "Python dependencies installed in $((SECONDS - t))s"
 else
@@ -79,7 +84,7 @@ layer_tar "$SOURCE_DATE_EPOCH" "$work/tools" "$work/tools.tar" usr/local/bin/hel
 
 # --- layer 4: our wheel and the user ---
 log "building the argocd-lifecycle $version wheel"
-"$here/app.sh" "$base" "$deps" "$work/app" "$work/app.tar" "$cache"
+"$here/app.sh" "$base" "$deps" "$work/app" "$work/app.tar" "$cache" "$src"
 
 # --- the OCI image ---
 oci="$work/oci"
@@ -93,7 +98,6 @@ add_layer "$base" "Debian $DEBIAN_SUITE: $PYTHON and its libraries (tools/image/
 add_layer "$deps" "Python dependencies (requirements/image.txt, hash-checked)"
 add_layer "$work/tools.tar" "helm $HELM_VERSION, kustomize $KUSTOMIZE_VERSION"
 add_layer "$work/app.tar" "argocd-lifecycle $version, user $IMAGE_UID:$IMAGE_UID"
-revision="$(git -C "$repo" rev-parse HEAD)"
 config=(
   --created "$created" --author "argocd-lifecycle" --architecture amd64 --os linux
   --config.user "$IMAGE_UID:$IMAGE_UID" --config.workingdir /tmp

@@ -50,5 +50,5 @@ find "$root/$site" -name '*.so*' -type f -exec strip --strip-unneeded {} +
 # and API modules): only the long-running generator imports it, once, at start.
 compile_python "$root" -x '/kubernetes/' "/$site"
 # Identical files (kubernetes-validate ships the same schema for many releases) become one.
-hardlink --quiet --ignore-time "$root/$site"
+python3 "$here/dedupe.py" "$root/$site" >&2
 layer_tar "$CACHED_LAYER_EPOCH" "$root" "$tar" "./$(dirname "${VENV#/}")"  # ./opt: nothing else is there
