@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from argocd_lifecycle import kube_yaml
 
 try:
     _Loader: type[Any] = yaml.CSafeLoader
@@ -20,36 +22,13 @@ except AttributeError:  # pragma: no cover - depends on how pyyaml was built
 
 _STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "bool", "null"))
 _MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
-#: implicit-tag resolution is a pure function of (value, implicit) and dominates parse time on the
-#: repetitive keys of Kubernetes objects; past this many entries the cache starts over
-_RESOLVE_CACHE_MAX = 100_000
-
-
-class _CachedResolve:
-    """Memoised ``resolve`` for scalars (same answers as the resolver: its rules are class-level)."""
-
-    _resolved: ClassVar[dict[tuple[str, tuple[bool, bool]], str]]
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is ScalarNode:
-            key = (value, implicit)
-            tag = self._resolved.get(key)
-            if tag is None:
-                if len(self._resolved) > _RESOLVE_CACHE_MAX:
-                    self._resolved.clear()
-                tag = self._resolved[key] = super().resolve(kind, value, implicit)  # type: ignore[misc]
-            return tag
-        return super().resolve(kind, value, implicit)  # type: ignore[misc]
-
-
-class _FastLoader(_CachedResolve, _Loader):  # type: ignore[misc]
+class _FastLoader(kube_yaml.LoadResolver, _Loader):  # type: ignore[misc]
     """The safe loader with a direct path for plain maps, lists and strings (the bulk of manifests).
 
-    Anything else (ints, bools, timestamps, merge keys, explicit tags) goes through the safe
-    constructor unchanged, so the result is identical to ``CSafeLoader``'s.
+    Scalars mean what they mean to Kubernetes (core/kube_yaml.py: ``12:30`` and timestamps are
+    strings, ``y`` and ``1e3`` are not); anything else (merge keys, explicit tags) goes through the
+    safe constructor.
     """
-
-    _resolved: ClassVar[dict[tuple[str, tuple[bool, bool]], str]] = {}
 
     def construct_document(self, node: Any) -> Any:
         memo: dict[int, Any] = {}  # aliases share one object, as with the stock constructor
@@ -87,11 +66,14 @@ class _FastLoader(_CachedResolve, _Loader):  # type: ignore[misc]
             self.recursive_objects: dict[Any, Any] = {}
 
 
-class _NoAliasDumper(_CachedResolve, _Dumper):  # type: ignore[misc]
-    """Write shared objects out in full (Kubernetes tooling expects plain documents, not anchors),
-    with a direct path for the plain types; the rest goes through the safe representer."""
+# Kubernetes' scalar semantics (sigs.k8s.io/yaml), not PyYAML's YAML 1.1 resolver: core/kube_yaml.py
+kube_yaml.install_constructors(_FastLoader)
 
-    _resolved: ClassVar[dict[tuple[str, tuple[bool, bool]], str]] = {}
+
+class _NoAliasDumper(kube_yaml.DumpResolver, _Dumper):  # type: ignore[misc]
+    """Write shared objects out in full (Kubernetes tooling expects plain documents, not anchors),
+    with a direct path for the plain types; the rest goes through the safe representer. Strings that
+    Kubernetes' decoder would read as anything else are quoted (``kube_yaml.DumpResolver``)."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True

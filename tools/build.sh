@@ -113,6 +113,13 @@ build_helm_docs() {
   install_go helm-docs "$HELM_DOCS_VERSION" "github.com/norwoodj/helm-docs/cmd/helm-docs@$HELM_DOCS_VERSION"
 }
 
+# what Argo CD's repo-server reads from a YAML stream (sigs.k8s.io/yaml at Argo CD's pin), for the
+# plugin's YAML round-trip tests
+SIGS_YAML_VERSION=v1.6.0
+build_yamlcheck() {
+  build_in_module yamlcheck "$SIGS_YAML_VERSION" yamlcheck ./cmd/yamlcheck
+}
+
 # the chart's ServiceMonitor/PrometheusRule decoded strictly into the Prometheus Operator's own types
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
 build_monitoring_validate() {
@@ -140,5 +147,5 @@ build_capi_crds() {
 }
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds)
 for t in "${tools[@]}"; do "build_${t//-/_}"; done

@@ -1,7 +1,9 @@
-"""The fast paths in yamlio must be invisible: same objects as CSafeLoader, same text as CSafeDumper."""
+"""The fast paths in yamlio must be invisible: the same objects as PyYAML's own constructor and the same
+text as PyYAML's own representer, both with Kubernetes' scalar rules (core/kube_yaml.py)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -10,19 +12,30 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle import kube_yaml, yamlio
 from tests.conftest import REPO
 
 
-class _StockNoAlias(yaml.CSafeDumper):
+class _StockLoader(kube_yaml.LoadResolver, yaml.CSafeLoader):
+    """PyYAML's constructor, no fast path, Kubernetes' scalars."""
+
+
+kube_yaml.install_constructors(_StockLoader)
+
+
+class _StockDumper(kube_yaml.DumpResolver, yaml.CSafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+def stock_load_all(text: str) -> list[Any]:
+    return list(yaml.load_all(text, Loader=_StockLoader))
 
 
 def stock_dump(docs: list[Any]) -> str:
     return yaml.dump_all(
         docs,
-        Dumper=_StockNoAlias,
+        Dumper=_StockDumper,
         sort_keys=False,
         default_flow_style=False,
         allow_unicode=True,
@@ -40,11 +53,13 @@ binary: !!binary aGVsbG8=
 when: 2024-01-02T03:04:05Z
 day: 2024-01-02
 yes_no: [yes, no, on, off, y, n, ~, null, Null]
-numbers: [0755, 0x1f, 1_000, 1e3, 1.5e3, .inf, -.inf, .nan, 12:30:00, +12]
+numbers: [0755, 0x1f, 1_000, 1e3, 1.5e3, .inf, -.inf, .nan, 12:30:00, +12, 0o14, 08]
 strings: ['0755', "on", '', "multi\\nline", "tab\\there", "\\u2028"]
 nested: [[1, [2, [3]]], {k: {k: {k: v}}}]
 set: !!set {a, b}
 omap: !!omap [{a: 1}, {b: 2}]
+custom: !Ref name
+value: =
 """
 
 
@@ -66,7 +81,7 @@ def _same(a: Any, b: Any) -> bool:
 def test_loader_matches_stock_on_repository_yaml(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     try:
-        stock = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+        stock = stock_load_all(text)
     except yaml.YAMLError:
         with pytest.raises(yaml.YAMLError):
             list(yamlio.load_all(text))
@@ -77,20 +92,33 @@ def test_loader_matches_stock_on_repository_yaml(path: Path) -> None:
 
 
 def test_tricky_yaml_is_identical() -> None:
-    stock = yaml.load(TRICKY, Loader=yaml.CSafeLoader)
+    stock = yaml.load(TRICKY, Loader=_StockLoader)
     fast = yamlio.load(TRICKY)
     assert _same(fast, stock)
     assert fast["shared"] is fast["base"]  # aliases still share one object
     assert yamlio.dump_all([fast]) == stock_dump([stock])
 
 
+def test_tricky_yaml_means_what_it_means_to_kubernetes() -> None:
+    doc = yamlio.load(TRICKY)
+    assert doc["merged"] == {"a": 1, "b": ["x", True], "c": 3}  # `y` is a boolean to Kubernetes
+    assert doc["binary"] == "hello"  # the decoded bytes as text, as go-yaml gives them
+    assert doc["when"] == "2024-01-02T03:04:05Z" and doc["day"] == "2024-01-02"  # timestamps stay strings
+    assert doc["yes_no"] == [True, False, True, False, True, False, None, None, None]
+    numbers = doc["numbers"]
+    assert numbers[:6] == [493, 31, 1000, 1000.0, 1500.0, math.inf] and math.isnan(numbers[7])
+    assert numbers[8:] == ["12:30:00", 12, 12, 8.0]
+    assert doc["set"] == {"a": None, "b": None} and doc["omap"] == [{"a": 1}, {"b": 2}]
+    assert doc["custom"] == "name" and doc["value"] == "="
+
+
 scalars = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(),
+    st.integers(min_value=-(1 << 63), max_value=(1 << 64) - 1),
     st.floats(allow_nan=False),
     st.text(max_size=12),
-    st.sampled_from(["yes", "on", "0755", "1e3", "null", "~", "12:30", "2024-01-02", "- x", ": y"]),
+    st.sampled_from(["yes", "on", "y", "N", "0755", "1e3", "08", "0o14", "null", "~", "12:30", "2024-01-02", "- x"]),
 )
 values = st.recursive(
     scalars,
@@ -104,7 +132,9 @@ values = st.recursive(
 def test_round_trip_matches_stock(docs: list[Any]) -> None:
     text = yamlio.dump_all(docs)
     assert text == stock_dump(docs)
-    assert _same(list(yamlio.load_all(text)), list(yaml.load_all(text, Loader=yaml.CSafeLoader)))
+    loaded = list(yamlio.load_all(text))
+    assert _same(loaded, stock_load_all(text))
+    assert _same(loaded, docs)  # what was written reads back as itself
 
 
 def test_unhashable_key_raises_the_stock_error() -> None:
