@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.generators.preflight.wire import ApplicationWire
 from argocd_lifecycle.model import CMP_PLUGIN
 
 PLUGIN_SOURCE_TYPE = "Plugin"
@@ -121,7 +122,9 @@ def _plugin(sources: list[Mapping[str, Any]], status: Mapping[str, Any]) -> tupl
     return ("name" if all(h == "name" for h in how) else "discovery"), rewrites
 
 
-def read_application(obj: Mapping[str, Any], where: str) -> AppRecord:
+def read_application(wire: ApplicationWire | Mapping[str, Any], where: str) -> AppRecord:
+    """Checked at this edge: any field may be missing or of another type (files are hostile)."""
+    obj: Mapping[str, Any] = cast(Mapping[str, Any], wire)
     meta = _mapping(obj.get("metadata"))
     name = _text(meta.get("name"))
     if not name:
