@@ -97,10 +97,12 @@ class UpgradeGate:
         publisher: Publisher,
         metrics: GateMetrics | None = None,
         *,
+        is_leader: Callable[[], bool] = lambda: True,
         settle: float = 0.5,
         resync: float = 30.0,
     ) -> None:
         self.kb, self.inventory, self.publisher, self.metrics = kb, inventory, publisher, metrics
+        self.is_leader = is_leader
         self.settle, self.resync = settle, resync
         self.apps: dict[str, AppRecord] = {}
         self.listed = False
@@ -156,6 +158,9 @@ class UpgradeGate:
     def _on_secret(self, change: Change) -> None:
         if change.kind is ChangeKind.DELETE:
             self.reports.pop(change.secret_name, None)
+            if self.metrics is not None and change.secret is not None:
+                with contextlib.suppress(KeyError):
+                    self.metrics.blockers.remove(change.secret.name)
             return
         if change.kind is ChangeKind.UPSERT:
             self._mark([change.secret_name])
@@ -207,8 +212,9 @@ class UpgradeGate:
         return await self.publisher.publish(secret, publication, now)
 
     async def step(self) -> None:
-        """Everything marked so far, once each (after the list: before it nothing is known)."""
-        if not self.listed:
+        """Everything marked so far, once each (after the list: before it nothing is known). A follower
+        keeps its marks and evaluates nothing: the leader publishes, and a new leader starts from them."""
+        if not self.listed or not self.is_leader():
             return
         names, self._dirty = self._dirty, set()
         for name in sorted(names):
@@ -237,7 +243,13 @@ class UpgradeGate:
 
 
 def attach(
-    kube: Kube, inventory: Inventory, applications: ListWatch, is_leader: Callable[[], bool], *, instance: str = ""
+    kube: Kube,
+    inventory: Inventory,
+    applications: ListWatch,
+    is_leader: Callable[[], bool],
+    *,
+    instance: str = "",
+    registry: CollectorRegistry = REGISTRY,
 ) -> tuple[UpgradeGate, asyncio.Task[None]]:
     """The gate of ``generator serve``: fed by the generator's own Applications list/watch (the one the
     mass-drop guard reads; no second watch), publishing on the Secrets through the API, leader only.
@@ -245,6 +257,6 @@ def attach(
     from argocd_lifecycle.deprecations.knowledge import builtin
     from argocd_lifecycle.generators.preflight.publish import KubePublisher
 
-    gate = UpgradeGate(builtin(), inventory, KubePublisher(kube, is_leader, instance=instance), GateMetrics())
+    gate = UpgradeGate(builtin(), inventory, KubePublisher(kube, is_leader, instance=instance), GateMetrics(registry))
     applications.consumer = tee(applications.consumer, gate.consumer())
     return gate, asyncio.create_task(gate.run(), name="upgrade-gate")

@@ -194,3 +194,28 @@ def test_run_coalesces_a_burst_into_one_evaluation() -> None:
         assert [p.event[0] for _, p in w.publisher.published if p.event][-1] is Reason.UPGRADE_BLOCKED
 
     asyncio.run(story())
+
+
+def test_a_follower_evaluates_nothing_until_it_leads() -> None:
+    async def story() -> None:
+        w = world({Annotation.UPGRADE_TO: "1.37"})
+        leading = [False]
+        w.gate.is_leader = lambda: leading[0]
+        w.gate.consumer().listed([application("plain", [VAC_OLD])])
+        assert await w.step() == [] and w.gate.evaluations == 0
+        leading[0] = True  # the Lease moved here: what was marked is evaluated now
+        assert [e[0] for e in _events(await w.step())] == [Reason.UPGRADE_BLOCKED]
+
+    asyncio.run(story())
+
+
+def test_a_deleted_secret_leaves_no_gauge() -> None:
+    async def story() -> None:
+        w = world({Annotation.UPGRADE_TO: "1.37"})
+        w.gate.consumer().listed([application("plain", [VAC_OLD])])
+        await w.step()
+        assert w.gauge() == 1.0
+        w.inventory.delete("cluster-prod")
+        assert w.gauge() is None
+
+    asyncio.run(story())
