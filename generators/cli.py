@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from argocd_lifecycle import logs
+from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
@@ -105,6 +106,7 @@ def _serve_options(func: Any) -> Any:
 @generator.command()
 @_serve_options
 @service_options
+@capi_options
 def serve(**opts: Any) -> None:
     """Watch cluster Secrets, probe every cluster, run the lifecycle and serve the plugin generator."""
     host, port = parse_listen(opts["listen"])
@@ -130,6 +132,12 @@ def serve(**opts: Any) -> None:
         receiver_secret=receiver_secret(opts["receiver_secret_file"], opts["receiver_url"]),
         plugin_configmap=opts["plugin_configmap"],
         log_level=opts["log_level"],
+        capi=CapiSettings.from_options(
+            capi=opts["capi"],
+            namespaces=opts["capi_namespaces"],
+            copy_labels=opts["capi_copy_labels"],
+            kubernetes=opts["clusters_from"] is None,
+        ),
     )
     service = ServiceSettings.from_options(
         token_file=opts["token_file"],

@@ -86,9 +86,20 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         assert settings.clusters_from is not None
         files = FileSource(settings.clusters_from, inventory)
         fleet.tasks.append(asyncio.create_task(files.run(), name="cluster-files"))
+    if kube is not None and settings.capi is not None:
+        fleet.tasks.append(_capi(kube, engine, settings, is_leader))
     if fleet.leader is not None:
         fleet.leader.start()
     return fleet
+
+
+def _capi(kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]) -> asyncio.Task[None]:
+    """The Cluster API source (``--capi``), imported only when it is on."""
+    from argocd_lifecycle.generators.capi.source import attach
+
+    assert settings.capi is not None
+    capi = attach(kube, engine, settings.capi, leader, instance=settings.identity)
+    return asyncio.create_task(capi.run(), name="capi-source")
 
 
 async def run(settings: ServeSettings, service: ServiceSettings) -> None:

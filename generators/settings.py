@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argocd_lifecycle.errors import ConfigError, UsageError
+from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.http import address as http_address
@@ -32,6 +33,8 @@ class ServeSettings:
     receiver_secret: bytes
     plugin_configmap: str
     log_level: str
+    #: ``--capi``: register Cluster API clusters (None: off)
+    capi: CapiSettings | None = None
 
 
 def parse_listen(text: str) -> tuple[str, int]:

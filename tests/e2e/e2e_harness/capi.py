@@ -18,6 +18,7 @@ import httpx
 import yaml
 
 from . import paths
+from .kubeapi import Cluster
 from .procs import HarnessError
 
 FIXTURES = paths.REPO / "tests" / "fixtures" / "capi"
@@ -89,6 +90,19 @@ def kubeconfig_secret(cluster: dict[str, Any], config: dict[str, Any] | str) -> 
         },
         "data": {"value": base64.b64encode(text.encode()).decode()},
     }
+
+
+#: what `generator serve` gets in the e2e tier: the Cluster API source on, for one namespace
+GENERATOR_FLAGS = ["--capi", "--capi-namespace", NAMESPACE, "--capi-copy-label", "env"]
+
+
+def install(cluster: Cluster) -> None:
+    """The management cluster as clusterctl leaves it, minus the controllers: CRDs and a namespace."""
+    with cluster.http() as http:
+        install_crds(http)
+        response = http.post("/api/v1/namespaces", json={"metadata": {"name": NAMESPACE}})
+        if response.status_code not in (201, 409):
+            raise HarnessError(f"creating namespace {NAMESPACE}: HTTP {response.status_code}")
 
 
 def install_crds(http: httpx.Client, *, timeout: float = 90) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kubernetes import client as k8s
 
-from . import argocd, kubeapi, paths
+from . import argocd, capi, kubeapi, paths
 from .gitrepo import GitRepo
 from .kubeapi import Cluster
 from .objects import Kube
@@ -146,6 +146,9 @@ def start_platform(scratch: Path, log_dir: Path, progress: Progress, *, app_resy
         t = time.monotonic()
         argocd.install(mgmt, paths.argocd_source())
         step("Argo CD CRDs, base config and AppProject default installed", t)
+        t = time.monotonic()
+        capi.install(management)
+        step("Cluster API CRDs installed", t)
 
         t = time.monotonic()
         state = scratch / "argocd"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from . import argocd
+from . import argocd, capi
 from .argocd import http_ok
 from .platform import Platform
 from .procs import HarnessError, free_port
@@ -118,7 +118,7 @@ def start_generator(platform: Platform, receiver: Receiver | None) -> str:
         "--kubeconfig", str(platform.management.kubeconfig), "--namespace", argocd.NAMESPACE,
         "--listen", f"127.0.0.1:{port}", "--token-file", str(token_file),
         "--probe-interval", "1s", "--probe-timeout", "2s", "--ready-after", "2", "--unreachable-after", "2",
-        "--plugin-configmap", GENERATOR_NAME, "--no-leader-election",
+        "--plugin-configmap", GENERATOR_NAME, "--no-leader-election", *capi.GENERATOR_FLAGS,
     ]  # fmt: skip
     if receiver is not None:
         argv += ["--receiver-url", f"{receiver.url}/v1/events/lifecycle",

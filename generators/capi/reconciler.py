@@ -1,0 +1,252 @@
+"""Bringing each CAPI Cluster's Argo CD cluster Secret in line with CAPI, one Cluster at a time.
+
+Only the leader writes, and only once every watch (CAPI's objects and the cluster Secrets) has listed
+and none is broken: before that, an object we have not seen yet would look deleted. Per Cluster:
+
+- initialised, not deleting, with a kubeconfig: create our Secret, or merge-patch it (data, labels,
+  ``upgrade-to``, the worker count) against its current ``resourceVersion``;
+- being deleted (or gone): set ``decommission: "true"``; once the lifecycle machine shows
+  Decommissioning and CAPI has deleted the kubeconfig Secret, delete ours (uid and resourceVersion
+  preconditions), an explicit departure;
+- worker replicas changed: ``ClusterScaled`` with the counts, through the fleet's outputs.
+
+A Secret of the same name that we did not create (no ``managed-by`` label) is never written: the CAPI
+Cluster gets a Warning Event saying so. Failed calls are retried a few seconds later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from argocd_lifecycle.cluster_secrets import ClusterSecret, InvalidClusterSecret, SecretWire, parse_secret
+from argocd_lifecycle.generators.capi.announce import ClusterEvents
+from argocd_lifecycle.generators.capi.intent import Intent, intent, scaled_message
+from argocd_lifecycle.generators.capi.names import WORKERS_ANNOTATION
+from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey
+from argocd_lifecycle.generators.capi.registration import (
+    desired,
+    is_ours,
+    manifest,
+    patch,
+    secret_name,
+    source_of,
+)
+from argocd_lifecycle.generators.capi.settings import CapiSettings
+from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
+from argocd_lifecycle.generators.fleet.inventory import Change, Inventory
+from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
+from argocd_lifecycle.model import Annotation, Phase, Reason
+
+log = logging.getLogger(__name__)
+
+Announce = Callable[[str, Reason, str], Awaitable[bool]]
+
+
+class Reconciler:
+    def __init__(
+        self,
+        kube: Kube,
+        store: Store,
+        inventory: Inventory,
+        settings: CapiSettings,
+        *,
+        is_leader: Callable[[], bool],
+        events: ClusterEvents,
+        announce: Announce,
+        tick: float = 2.0,
+        resync: float = 60.0,
+        retry: float = 5.0,
+    ) -> None:
+        self.kube, self.store, self.inventory, self.settings = kube, store, inventory, settings
+        self.namespace = inventory.default_namespace
+        self.is_leader, self.events, self.announce = is_leader, events, announce
+        self.tick, self.resync, self.retry = tick, resync, retry
+        self._dirty: set[ClusterKey] = set()
+        self._wake = asyncio.Event()
+        #: the worker groups last seen per Cluster, for the per-group detail of ClusterScaled
+        self._groups: dict[ClusterKey, tuple[tuple[str, str, int], ...]] = {}
+        #: counts for tests and logs
+        self.rounds = 0
+        self.writes = 0
+        inventory.subscribe(self._on_secret)
+
+    # -- what needs a look ------------------------------------------------------------------------
+    def poke(self, keys: Iterable[ClusterKey]) -> None:
+        self._dirty.update(keys)
+        self._wake.set()
+
+    def _on_secret(self, change: Change) -> None:
+        secret = change.secret
+        if secret is not None and is_ours(secret.labels) and (key := source_of(secret.annotations)):
+            self.poke([key])
+
+    def _watched(self, key: ClusterKey) -> bool:
+        return not self.settings.namespaces or key.namespace in self.settings.namespaces
+
+    def _all(self) -> set[ClusterKey]:
+        ours = {source_of(s.annotations) for s in self.inventory.secrets.values() if is_ours(s.labels)}
+        return {k for k in self.store.cluster_keys() | ours if k is not None and self._watched(k)}
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        leading, last_full = False, 0.0
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.tick)
+            self._wake.clear()
+            now_leading = self.is_leader()
+            if now_leading and (not leading or loop.time() - last_full >= self.resync):
+                self._dirty |= self._all()  # a new leader, or the periodic resync
+                last_full = loop.time()
+            leading = now_leading
+            if not leading or not self.store.synced() or not self.inventory.synced():
+                continue  # keep what is dirty for later
+            keys, self._dirty = sorted(self._dirty), set()
+            self.rounds += 1
+            for key in keys:
+                try:
+                    await self.reconcile(key)
+                except KubeError as exc:
+                    log.warning("Cluster %s: %s (retrying in %.0fs)", key, exc.message, self.retry)
+                    loop.call_later(self.retry, self.poke, [key])
+                except Exception:  # a bug must not stop the other Clusters: log it, look again later
+                    log.exception("Cluster %s: reconcile failed", key)
+                    loop.call_later(self.resync, self.poke, [key])
+
+    # -- one Cluster ------------------------------------------------------------------------------
+    async def reconcile(self, key: ClusterKey) -> None:
+        if not self._watched(key):
+            return
+        name = secret_name(key)
+        ours = self.inventory.secrets.get(name)
+        entry = self.store.cluster(key)
+        if isinstance(entry, Problem):
+            return  # logged by the store; nothing is decided on a Cluster we cannot read
+        if ours is not None and not is_ours(ours.labels):
+            await self.events.warn(
+                entry,
+                "ClusterSecretConflict",
+                f"Secret {self.namespace}/{name} exists and is not managed by argocd-lifecycle: it is left alone",
+            )
+            return
+        kubeconfig = self.store.kubeconfig(key)
+        if entry is None or entry.deleting:
+            await self._departing(key, entry, ours, kubeconfig)
+            return
+        it = intent(
+            entry,
+            self.store.control_plane(entry),
+            self.store.worker_groups(key),
+            probed_version=(ours.annotations if ours else {}).get(Annotation.KUBERNETES_VERSION, ""),
+        )
+        if not it.register:
+            return
+        endpoint = None
+        if isinstance(kubeconfig, Problem):
+            await self.events.warn(entry, "InvalidKubeconfig", kubeconfig.message)
+        elif isinstance(kubeconfig, Kubeconfig):
+            endpoint = kubeconfig.endpoint
+        if endpoint is None and ours is None:
+            return  # nothing to register with (yet)
+        want = desired(entry, endpoint, it, self.settings.copy_labels)
+        if ours is not None and patch(want, ours) is None:
+            self._groups[key] = it.groups
+            return
+        previous = ours.annotations.get(WORKERS_ANNOTATION) if ours else None
+        try:
+            if not await self._write(name, entry, want):
+                return
+        except InvalidClusterSecret as exc:
+            await self.events.warn(entry, "InvalidKubeconfig", exc.message)
+            return
+        await self._scaled(key, name, previous, it)
+
+    async def _scaled(self, key: ClusterKey, name: str, previous: str | None, it: Intent) -> None:
+        groups, self._groups[key] = self._groups.get(key, ()), it.groups
+        if previous is None or not previous.isdigit() or it.workers is None or int(previous) == it.workers:
+            return
+        await self.announce(name, Reason.SCALED, scaled_message(int(previous), it, groups))
+
+    async def _departing(
+        self, key: ClusterKey, cluster: CapiCluster | None, ours: ClusterSecret | None, kubeconfig: object
+    ) -> None:
+        if ours is None:
+            return
+        name = ours.secret_name
+        if ours.annotations.get(Annotation.DECOMMISSION) != "true":
+            body = {"metadata": {"annotations": {Annotation.DECOMMISSION: "true", Annotation.UPGRADE_TO: None}}}
+            await self._patch(name, body)
+            return
+        if kubeconfig is not None:
+            return  # CAPI deletes the kubeconfig last: until then the cluster may still be torn down
+        if ours.annotations.get(Annotation.PHASE) != Phase.DECOMMISSIONING.value:
+            return  # the lifecycle machine has not shown Decommissioning yet; its write pokes us again
+        what = f"delete Secret {self.namespace}/{name}"
+        options = {"preconditions": {"uid": ours.uid, "resourceVersion": ours.resource_version}}
+        try:
+            await self._call(what, self.kube.core.delete_namespaced_secret, name, self.namespace, body=options)
+        except KubeNotFound:
+            return
+        self.writes += 1
+        log.info("Cluster %s is gone and so is its kubeconfig: deleted Secret %s/%s", key, self.namespace, name)
+
+    # -- writes -----------------------------------------------------------------------------------
+    async def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(self.kube.call, what, fn, *args, **kwargs)
+
+    async def _patch(self, name: str, body: dict[str, Any]) -> None:
+        await self._call(
+            f"patch Secret {self.namespace}/{name}",
+            self.kube.core.patch_namespaced_secret,
+            name,
+            self.namespace,
+            body,
+            _content_type=MERGE_PATCH,
+        )
+        self.writes += 1
+
+    async def _write(self, name: str, cluster: CapiCluster, want: Any) -> bool:
+        """Create or patch from the Secret as the API has it now; False when it is not ours."""
+        core, ns = self.kube.core, self.namespace
+        try:
+            raw: SecretWire | None = await self._call(f"read Secret {ns}/{name}", core.read_namespaced_secret, name, ns)
+        except KubeNotFound:
+            raw = None
+        if raw is None:
+            if not want.data:
+                return False  # no kubeconfig to register with
+            try:
+                await self._call(f"create Secret {ns}/{name}", core.create_namespaced_secret, ns, manifest(want, ns))
+            except KubeConflict:
+                self.poke([cluster.key])  # created meanwhile: look again
+                return False
+            self.writes += 1
+            log.info("Cluster %s: registered as Secret %s/%s", cluster.key, ns, name)
+            return True
+        meta = raw.get("metadata") or {}
+        if not is_ours(meta.get("labels") or {}):
+            await self.events.warn(
+                cluster,
+                "ClusterSecretConflict",
+                f"Secret {ns}/{name} exists and is not managed by argocd-lifecycle: it is left alone",
+            )
+            return False
+        body = patch(want, _current(raw), resource_version=str(meta.get("resourceVersion") or ""))
+        if body is not None:
+            await self._patch(name, body)
+        return True
+
+
+def _current(raw: SecretWire) -> ClusterSecret | None:
+    """The Secret as parsed; one that does not parse keeps its labels and annotations (data is rewritten)."""
+    try:
+        return parse_secret(raw)
+    except InvalidClusterSecret:
+        meta = raw.get("metadata") or {}
+        shell = ClusterSecret(str(meta.get("name") or ""), str(meta.get("namespace") or ""), "", "")
+        return replace(shell, labels=dict(meta.get("labels") or {}), annotations=dict(meta.get("annotations") or {}))

@@ -1,0 +1,169 @@
+"""The CAPI source as it runs: one list/watch per (kind, namespace) into the store, and the reconciler.
+
+Which kinds the management cluster serves is asked first (a cluster without Cluster API, or with
+another control-plane provider than kubeadm, serves fewer), and asked again every minute for the
+missing ones, so installing Cluster API after the generator needs no restart. Nothing is reconciled
+until the Clusters and their kubeconfig Secrets are watched: a kind we do not see must never look like
+every object of it was deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from argocd_lifecycle.generators.capi.announce import ClusterEvents, MirroredWriter, fleet_announcer
+from argocd_lifecycle.generators.capi.names import CLUSTER_NAME_LABEL, CLUSTERS, CUSTOM_RESOURCES, Resource
+from argocd_lifecycle.generators.capi.reconciler import Reconciler
+from argocd_lifecycle.generators.capi.settings import CapiSettings
+from argocd_lifecycle.generators.capi.store import Store, Table
+from argocd_lifecycle.generators.fleet.engine import FleetEngine
+from argocd_lifecycle.generators.fleet.events import EventRecorder
+from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
+from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
+
+log = logging.getLogger(__name__)
+SECRETS = "secrets"
+
+
+def served(kube: Kube, resource: Resource) -> bool:
+    """Whether the API serves this kind (blocking)."""
+    what = f"discover {resource.group}/{resource.version}"
+    try:
+        found = kube.call(what, kube.custom.get_api_resources, resource.group, resource.version)
+    except KubeNotFound:
+        return False
+    return any(r.get("name") == resource.plural for r in found.get("resources") or [])
+
+
+class CapiSource:
+    def __init__(
+        self,
+        kube: Kube,
+        engine: FleetEngine,
+        settings: CapiSettings,
+        is_leader: Callable[[], bool],
+        events: ClusterEvents,
+        *,
+        recheck: float = 60.0,
+        reconciler_options: dict[str, float] | None = None,
+    ) -> None:
+        self.kube, self.settings, self.recheck = kube, settings, recheck
+        self.store = Store()
+        self.events = events
+        self.reconciler = Reconciler(
+            kube,
+            self.store,
+            engine.inventory,
+            settings,
+            is_leader=is_leader,
+            events=events,
+            announce=fleet_announcer(engine),
+            **(reconciler_options or {}),
+        )
+        self.watches: list[ListWatch] = []
+        self._watched: set[str] = set()
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return self.settings.namespaces or ("",)
+
+    def _consumer(self, table: Table[Any], scope: str) -> Consumer:
+        poke = self.reconciler.poke
+        return Consumer(
+            listed=lambda items: poke(table.relist(scope, items)),
+            upserted=lambda obj: poke(table.upsert(obj)),
+            deleted=lambda obj: poke(table.delete(obj)),
+            broken=lambda: table.broken.add(scope),
+        )
+
+    def _start(
+        self, plural: str, scope: str, list_fn: Callable[..., Any], args: tuple[Any, ...], selector: str
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        table = self.store.tables[plural]
+        self.store.expect(plural, scope)
+        where = f"namespace {scope}" if scope else "every namespace"
+        watch = ListWatch(
+            f"{plural} in {where}",
+            list_fn,
+            args,
+            self.kube,
+            self._consumer(table, scope),
+            loop=loop,
+            label_selector=selector,
+        )
+        self.watches.append(watch)
+        watch.start()
+
+    def _start_kind(self, resource: Resource) -> None:
+        custom = self.kube.custom
+        for scope in self.scopes:
+            if scope:
+                args: tuple[Any, ...] = (resource.group, resource.version, scope, resource.plural)
+                self._start(resource.plural, scope, custom.list_namespaced_custom_object, args, "")
+            else:
+                args = (resource.group, resource.version, resource.plural)
+                self._start(resource.plural, scope, custom.list_custom_object_for_all_namespaces, args, "")
+        self._watched.add(resource.plural)
+        log.info(
+            "Cluster API: watching %s in %s", resource.plural, ", ".join(self.settings.namespaces) or "every namespace"
+        )
+
+    def _start_secrets(self) -> None:
+        core = self.kube.core
+        for scope in self.scopes:
+            if scope:
+                self._start(SECRETS, scope, core.list_namespaced_secret, (scope,), CLUSTER_NAME_LABEL)
+            else:
+                self._start(SECRETS, scope, core.list_secret_for_all_namespaces, (), CLUSTER_NAME_LABEL)
+
+    async def _discover(self) -> None:
+        for resource in CUSTOM_RESOURCES:
+            if resource.plural in self._watched:
+                continue
+            try:
+                is_served = await asyncio.to_thread(served, self.kube, resource)
+            except KubeError as exc:
+                log.warning("Cluster API: %s (asking again in %.0fs)", exc.message, self.recheck)
+                continue
+            if is_served:
+                if resource is CLUSTERS:
+                    self._start_secrets()  # the kubeconfigs matter only once Clusters are watched
+                self._start_kind(resource)
+            elif resource is CLUSTERS:
+                log.warning(
+                    "Cluster API: %s/%s clusters are not served here (is Cluster API installed?)",
+                    resource.group,
+                    resource.version,
+                )
+                return  # nothing else matters before the Clusters
+
+    async def run(self) -> None:
+        """Watch, reconcile, and ask again for kinds not served yet; stops every watch when cancelled."""
+        reconciling = asyncio.create_task(self.reconciler.run(), name="capi-reconciler")
+        try:
+            while True:
+                await self._discover()
+                if len(self._watched) == len(CUSTOM_RESOURCES):
+                    await reconciling
+                await asyncio.sleep(self.recheck)
+        finally:
+            for watch in self.watches:
+                watch.stop()
+            reconciling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reconciling
+
+
+def attach(
+    kube: Kube, engine: FleetEngine, settings: CapiSettings, is_leader: Callable[[], bool], *, instance: str = ""
+) -> CapiSource:
+    """Wire the CAPI source into a fleet: its Events are mirrored onto CAPI Clusters from now on;
+    ``run()`` (a task) watches and reconciles."""
+    events = ClusterEvents(EventRecorder(kube, instance=instance), is_leader)
+    engine.outputs.writer = MirroredWriter(engine.outputs.writer, events)
+    return CapiSource(kube, engine, settings, is_leader, events)
