@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -80,6 +81,7 @@ class ApplicationIndex:
         self._apps: dict[str, _App] = {}
         self._by_appset: dict[str, set[str]] = {}
         self._uids: dict[str, str] = {}
+        self._servers: Counter[str] = Counter()
         self._listed = False
         self._broken_since: float | None = None
 
@@ -102,6 +104,10 @@ class ApplicationIndex:
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
         """Nothing to remember: Argo CD's Applications are the memory."""
 
+    def deploys_to(self, server: str) -> bool:
+        """Whether any ApplicationSet's Application targets ``server`` now."""
+        return self._servers.get(server.rstrip("/"), 0) > 0
+
     def uid(self, appset: str) -> str:
         """The ApplicationSet's uid as its Applications' owner references name it ("" when unknown)."""
         return self._uids.get(appset, "")
@@ -110,6 +116,7 @@ class ApplicationIndex:
     def listed(self, items: list[dict[str, Any]]) -> None:
         self._apps.clear()
         self._by_appset.clear()
+        self._servers.clear()
         for obj in items:
             self.upserted(obj)
         self._listed = True
@@ -122,6 +129,7 @@ class ApplicationIndex:
         if app is None:
             return
         self._apps[name] = app
+        self._servers[app.server] += 1
         for appset, uid in app.owners:
             self._by_appset.setdefault(appset, set()).add(name)
             if uid:
@@ -138,6 +146,9 @@ class ApplicationIndex:
         app = self._apps.pop(name, None)
         if app is None:
             return
+        self._servers[app.server] -= 1
+        if self._servers[app.server] <= 0:
+            del self._servers[app.server]
         for appset, _ in app.owners:
             names = self._by_appset.get(appset)
             if names is not None:

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
@@ -22,6 +22,7 @@ from typing import Protocol
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.lifecycle import (
+    ADMITTED,
     LifecycleEvent,
     LifecycleSettings,
     Observation,
@@ -38,7 +39,7 @@ from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.fleet.writer import LogWriter, Writer
-from argocd_lifecycle.model import Phase
+from argocd_lifecycle.model import Annotation, Phase
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,10 @@ class Memory(Protocol):
 @dataclass(frozen=True)
 class _Removal:
     name: str
+    #: it was Decommissioning: an explicit departure
     explicit: bool
+    #: it had passed the readiness gate
+    admitted: bool = False
 
 
 def _visible(c: ClusterState) -> tuple[object, ...]:
@@ -116,6 +120,8 @@ class FleetEngine:
         self._invalid: dict[str, Change] = {}
         self._unwritten: set[str] = set()
         self.memory = memory
+        #: whether an ApplicationSet deploys to a server now (the guard's baseline; set by the wiring)
+        self.deployed: Callable[[str], bool] = lambda server: False
         #: clusters whose Secret was deleted, by server, oldest first (bounded)
         self._removed: OrderedDict[str, _Removal] = OrderedDict()
         for server, name in (memory.departures() if memory else {}).items():
@@ -162,7 +168,18 @@ class FleetEngine:
         annotations: Mapping[str, str] = secret.annotations
         if self.memory is not None:  # the phase the writer remembered for this Secret, to resume from
             annotations = {**secret.annotations, **self.memory.phase(secret.secret_name)}
+        if Annotation.PHASE not in annotations and self._known_cluster(secret.server):
+            annotations = {**annotations, ADMITTED: "true"}
         return Observation(annotations, creds.fingerprint, secret.certificate_expires_at, probe)
+
+    def _known_cluster(self, server: str) -> bool:
+        """A new Secret for a cluster that was admitted (its Secret deleted without a decommission and
+        re-created, or one an ApplicationSet deploys to already) is that cluster, still admitted: else
+        its Applications would go while it waits at the readiness gate again."""
+        removal = self._removed.get(server)
+        if removal is not None and removal.explicit:
+            return False  # decommissioned and gone: back as a new cluster
+        return (removal is not None and removal.admitted) or self.deployed(server)
 
     # -- leadership -------------------------------------------------------------------------------
     def set_leader(self, leading: bool) -> None:
@@ -221,7 +238,7 @@ class FleetEngine:
             # explicit only when it was Decommissioning before its Secret vanished
             explicit = shown.phase is Phase.DECOMMISSIONING
             self._removed.pop(shown.server, None)
-            self._removed[shown.server] = _Removal(shown.name, explicit)
+            self._removed[shown.server] = _Removal(shown.name, explicit, admitted=shown.ready)
             while len(self._removed) > MAX_DEPARTED:
                 self._removed.popitem(last=False)
             if self.memory is not None:

@@ -1,10 +1,10 @@
 """Making a held answer visible: a log line, an Event on the ApplicationSet, one receiver message.
 
 The guard runs in every replica, so each may see the same held episode (Argo CD's requests are
-spread over the replicas). The episode is claimed on the ApplicationSet itself: the replica that
-sets ``argocd-lifecycle.io/held-since`` (a merge patch carrying the resourceVersion it read, so only
-one can win) records the ``MassDropHeld`` Event and posts the message; the others find it set and
-stay quiet. The replica that answers the ApplicationSet again removes it and records
+spread over the replicas), and it reports every refusal. The episode is claimed on the ApplicationSet
+itself: the replica that sets ``argocd-lifecycle.io/held-since`` (a merge patch carrying the
+resourceVersion it read, so only one can win) records the ``MassDropHeld`` Event and posts the
+message; the others find it set and stay quiet. The replica that answers the ApplicationSet again removes it and records
 ``MassDropReleased`` (each replica also checks once, at its first answer for an ApplicationSet, so a
 mark left by a replica that died is removed). A mark older than ten minutes is claimed again: a hold
 that lasts is told again every ten minutes. The message goes to the receiver's ``/v1/events/external`` (signed like the
@@ -19,6 +19,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import logging
+import secrets
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -39,6 +40,8 @@ RELEASED_REASON = "MassDropReleased"
 TRIGGER = "MassDropHeld"
 #: a held-since mark older than this is claimed again (a reminder, and the end of a dead replica's mark)
 REMIND_SECONDS = 600.0
+#: refusals of one ApplicationSet closer together than this are one look at its mark
+RECHECK_SECONDS = 2.0
 _APPSETS = ("argoproj.io", "v1alpha1")
 
 
@@ -72,6 +75,10 @@ class HeldReporter:
         self.notifier, self.refresher = notifier, refresher
         self.events = EventRecorder(kube, instance=instance) if kube is not None else None
         self._tasks: set[concurrent.futures.Future[None]] = set()
+        self._looked: dict[str, float] = {}
+        self._deferred: set[str] = set()
+        #: without Kubernetes this process is the only one: its own marks
+        self._local_mark: dict[str, str] = {}
         #: episodes this replica claimed (for tests and logs)
         self.claimed = 0
 
@@ -82,10 +89,24 @@ class HeldReporter:
 
     # -- HoldReporter -------------------------------------------------------------------------------
     def held(self, hold: Hold) -> None:
-        log.warning("%s", hold.message)
+        now = time.monotonic()
+        wait = self._looked.get(hold.appset, -RECHECK_SECONDS) + RECHECK_SECONDS - now
+        if wait > 0:  # a burst of refusals: one look at the mark, at the end of the window
+            if hold.appset not in self._deferred:
+                self._deferred.add(hold.appset)
+                self.loop.call_soon_threadsafe(self.loop.call_later, wait, self._look, hold)
+            return
+        self._look(hold)
+
+    def _look(self, hold: Hold) -> None:
+        self._deferred.discard(hold.appset)
+        self._looked[hold.appset] = time.monotonic()
+        if len(self._looked) > 4096:
+            self._looked.clear()
         self._spawn(self._held(hold))
 
     def released(self, appset: str) -> None:
+        self._looked.pop(appset, None)  # the next refusal is a new episode: look at once
         self._spawn(self._released(appset))
 
     def recheck(self, appset: str, after: float) -> None:
@@ -110,15 +131,20 @@ class HeldReporter:
         stamp = format_rfc3339(time.time())
         if self.kube is not None:
             if not await self._call(self._mark, hold.appset, stamp):
-                return  # another replica told this episode already
+                return  # this episode was told already (by this replica or another)
             await self._event(hold.appset, HELD_REASON, hold.message, "Warning", stamp)
+        elif self._local_mark.get(hold.appset):
+            return
+        self._local_mark[hold.appset] = stamp
+        log.warning("%s", hold.message)
         self.claimed += 1
         if self.notifier is not None and self.notifier.external_url:
-            body = external_event(hold, self.namespace, stamp)
+            body = external_event(hold, self.namespace, f"{stamp}/{secrets.token_hex(8)}")
             self.notifier.post_to(self.notifier.external_url, body, f"{TRIGGER} for {hold.appset}")
 
     async def _released(self, appset: str) -> None:
         if self.kube is None:
+            self._local_mark.pop(appset, None)
             return
         stamp = format_rfc3339(time.time())
         if await self._call(self._unmark, appset):

@@ -137,7 +137,8 @@ def register(obs: Observation, settings: LifecycleSettings, now: datetime) -> St
             message="resumed from the Secret's annotations",
         )
         return step(resumed, obs, settings, now)
-    fresh = Tracked(phase=Phase.PENDING, since=now, credentials=obs.credentials)
+    # a Secret re-created for a cluster that was admitted keeps it admitted (the engine says so)
+    fresh = Tracked(phase=Phase.PENDING, since=now, credentials=obs.credentials, ready=ann.get(ADMITTED) == "true")
     first = LifecycleEvent(Reason.REGISTERED, "cluster Secret registered", Phase.PENDING, Phase.PENDING)
     later = step(replace(fresh, message="waiting for the first probe"), obs, settings, now)
     return replace(later, events=(first, *later.events), write=True)

@@ -30,6 +30,8 @@ def error_kind(result: ProbeResult) -> str:
 
 class FleetMetrics:
     def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+        #: where these live; the other metrics of the same fleet go there too
+        self.registry = registry
         self.phase = Gauge(
             "argocd_lifecycle_cluster_phase",
             "1 for the current phase of each cluster",

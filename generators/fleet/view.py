@@ -117,7 +117,8 @@ class HoldReporter(Protocol):
     """Where a held answer is made visible; every call returns at once (work runs in the background)."""
 
     def held(self, hold: Hold) -> None:
-        """A held episode began for ``hold.appset`` (called once per episode and replica)."""
+        """An answer to ``hold.appset`` was refused (every refusal; telling each episode once is the
+        reporter's business, across replicas)."""
         ...
 
     def released(self, appset: str) -> None:
@@ -150,6 +151,10 @@ class RememberedAnswers:
 
     def targets(self, appset: str) -> frozenset[Target]:
         return self._last.get(appset, frozenset())
+
+    def deploys_to(self, server: str) -> bool:
+        """Whether the last answer to some ApplicationSet held ``server``."""
+        return any(t.server == server for targets in self._last.values() for t in targets)
 
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
         targets = frozenset(Target(c.server, c.name) for c in clusters)

@@ -12,15 +12,17 @@ Decommissioning), or it is Decommissioning now and the input drops decommissione
 deleted without a decommission is a loss like any other.
 
 - An answer that loses nothing is given.
-- One that loses clusters waits until the loss has been seen for ``settle`` seconds (503 meanwhile,
-  and a refresh is asked for when it is over), so a batch of deletions or relabellings that the
-  watch delivers one by one is judged as a whole, not as many small drops.
+- One that loses clusters waits until the same loss has been seen for ``settle`` seconds (503
+  meanwhile, and a refresh is asked for when it is over), so a batch of deletions or relabellings
+  that the watch delivers one by one, or a batch being undone, is judged as a whole, not as many
+  small drops.
 - Then, losing more than ``max_drop_percent`` of the targeted clusters is refused with 503 (Argo CD
   keeps every Application) until the clusters come back or the input sets ``allowMassDrop: true``;
   a smaller loss is given. ``max_drop_percent`` 100 turns the guard off.
 
-A refused ApplicationSet is *held*: the first refusal of an episode is reported (HoldReporter: an
-Event on the ApplicationSet, a receiver message), the first answer after it ends the episode.
+A refused ApplicationSet is *held*: every refusal goes to the HoldReporter, which tells each held
+episode once (an Event on the ApplicationSet, a receiver message) whichever replica refused; the first
+answer after a refusal ends the episode.
 """
 
 from __future__ import annotations
@@ -95,8 +97,8 @@ class MassDropGuard:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_drop_percent, self.settle, self.reporter, self.clock = max_drop_percent, settle, reporter, clock
-        #: per ApplicationSet: when its current loss was first seen, and the loss last given
-        self._pending: OrderedDict[str, float] = OrderedDict()
+        #: per ApplicationSet: since when its loss has been the same, and that loss; the loss last given
+        self._pending: OrderedDict[str, tuple[float, frozenset[Target]]] = OrderedDict()
         self._given: dict[str, frozenset[Target]] = {}
         self._held: set[str] = set()
         self._seen: OrderedDict[str, None] = OrderedDict()
@@ -114,7 +116,10 @@ class MassDropGuard:
         if frozenset(losing) <= self._given.get(appset, frozenset()):
             return self._answer(appset, keep=True)  # given already; Argo CD is deleting those Applications
         now = self.clock()
-        first = self._pending.setdefault(appset, now)
+        first, seen = self._pending.get(appset, (now, frozenset()))
+        if seen != frozenset(losing):  # the loss grew or shrank: a batch is still under way
+            first = now
+        self._pending[appset] = (first, frozenset(losing))
         self._pending.move_to_end(appset)
         _bound(self._pending)
         waited = now - first
@@ -140,10 +145,9 @@ class MassDropGuard:
             "argocd-lifecycle.io/decommission=true, wait for phase Decommissioning, then delete the Secret. "
             "To accept this drop, set allowMassDrop: true in the generator's input parameters"
         )
-        if appset not in self._held:
-            self._held.add(appset)
-            if self.reporter is not None:
-                self.reporter.held(Hold(appset, tuple(losing), len(targets), message))
+        self._held.add(appset)
+        if self.reporter is not None:  # every refusal: the reporter tells each episode once, whoever refused
+            self.reporter.held(Hold(appset, tuple(losing), len(targets), message))
         raise MassDropRefused(message)
 
     def _answer(self, appset: str, *, keep: bool = False) -> None:

@@ -3,50 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import time
 from pathlib import Path
 
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from argocd_lifecycle.model import Annotation
-from argocd_lifecycle.signing import SignatureError, verify
 from tests.integration.generators.fake_kube_api import FakeKubeAPI
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
-from tests.integration.generators.loopback import LoopbackCluster, ServerThread, free_port
-
-HMAC_SECRET = b"shared-with-the-receiver"
-
-
-class Receiver:
-    """A loopback receiver that verifies the signature the way the real one does."""
-
-    def __init__(self) -> None:
-        self.accepted: list[dict] = []
-        self.rejected = 0
-        self.port = free_port()
-
-        async def lifecycle(request: Request) -> JSONResponse:
-            body = await request.body()
-            try:
-                verify(HMAC_SECRET, body, request.headers, time.time())
-            except SignatureError as exc:
-                self.rejected += 1
-                return JSONResponse({"message": exc.message}, status_code=401)
-            self.accepted.append(json.loads(body))
-            return JSONResponse({"status": "accepted"}, status_code=202)
-
-        self.server = ServerThread(
-            Starlette(routes=[Route("/v1/events/lifecycle", lifecycle, methods=["POST"])]), self.port
-        )
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1/events/lifecycle"
+from tests.integration.generators.loopback import LoopbackCluster
+from tests.integration.generators.receiver_stub import HMAC_SECRET, Receiver
 
 
 @pytest.fixture

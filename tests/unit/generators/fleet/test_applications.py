@@ -46,6 +46,8 @@ def test_targets_are_the_clusters_of_the_applications_an_applicationset_owns() -
     assert index.targets("shop") == {Target("https://a")}
     assert index.targets("unknown") == frozenset()
     assert index.uid("guestbook") == "uid-guestbook"
+    assert index.deploys_to("https://a") and index.deploys_to("https://b/")
+    assert not index.deploys_to("https://c") and not index.deploys_to("https://x")
 
 
 def test_watch_events_keep_the_targets_current_and_a_relist_replaces_them() -> None:
@@ -57,6 +59,7 @@ def test_watch_events_keep_the_targets_current_and_a_relist_replaces_them() -> N
     index.upserted(app("guestbook-b", server="https://b", deleting=True))
     index.deleted(app("guestbook-a", server="https://a2"))
     assert index.targets("guestbook") == frozenset()
+    assert not index.deploys_to("https://a2") and not index.deploys_to("https://b")
     index.listed([app("guestbook-c", server="https://c")])
     assert index.targets("guestbook") == {Target("https://c")}
 

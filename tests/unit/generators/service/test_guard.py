@@ -91,7 +91,7 @@ def test_mass_secret_deletion_is_held_and_restoring_the_secrets_releases_it(
     for _ in range(3):
         with pytest.raises(MassDropRefused):
             _ask(service, PROD)
-    assert len(reported.holds) == 1 and reported.holds[0].total == 6
+    assert len(reported.holds) == 3 and reported.holds[0].total == 6  # every refusal goes to the reporter
     for c in deleted:
         fleet.put(c)
     assert len(_applied(service, apps, fleet, PROD)) == 6
@@ -128,7 +128,7 @@ def test_a_decommissioned_cluster_that_is_still_registered_is_lost_unless_droppe
     assert lost([departing], Fleet(**base, departed=set())) == [departing]
 
 
-def test_a_loss_waits_for_the_settle_window_then_is_judged_as_a_whole() -> None:
+def test_a_loss_is_judged_once_it_has_not_changed_for_the_settle_window() -> None:
     now = [100.0]
     reported = Reported()
     guard = MassDropGuard(50, settle=5, reporter=reported, clock=lambda: now[0])
@@ -139,22 +139,33 @@ def test_a_loss_waits_for_the_settle_window_then_is_judged_as_a_whole() -> None:
         left = {t.server for t in targets[gone:]}
         return Fleet(answered=left, known=left, decommissioning=set(), departed=set())
 
+    def check(gone: int) -> None:
+        guard.check(APPSET, targets, fleet(gone), allow=False)
+
     with pytest.raises(DropSettling, match="would lose 1 of the 10 clusters"):
-        guard.check(APPSET, targets, fleet(1), allow=False)  # the first Secret of a batch
+        check(1)  # the first Secret of a batch
     assert reported.rechecks == [(APPSET, 5.5)]
     now[0] = 103.0
     with pytest.raises(DropSettling):
-        guard.check(APPSET, targets, fleet(6), allow=False)
-    now[0] = 105.0
-    with pytest.raises(MassDropRefused, match="6 of the 10"):  # the batch as a whole
-        guard.check(APPSET, targets, fleet(6), allow=False)
-    guard.check(APPSET, targets, Fleet(known, known, set(), set()), allow=False)  # restored: released
-    assert reported.releases == [APPSET]
+        check(6)  # the batch grew: the wait starts again
+    now[0] = 107.0
     with pytest.raises(DropSettling):
-        guard.check(APPSET, targets, fleet(2), allow=False)
-    now[0] = 111.0
-    guard.check(APPSET, targets, fleet(2), allow=False)  # 20%: given
-    guard.check(APPSET, targets, fleet(2), allow=False)  # again, while Argo CD deletes: no new wait
+        check(6)
+    now[0] = 108.0
+    with pytest.raises(MassDropRefused, match="6 of the 10"):  # the batch as a whole
+        check(6)
+    assert len(reported.holds) == 1  # settling is no refusal
+    now[0] = 120.0
+    with pytest.raises(DropSettling):
+        check(2)  # being undone one by one: not judged on the way (20% would be given)
+    now[0] = 121.0
+    guard.check(APPSET, targets, Fleet(known, known, set(), set()), allow=False)  # whole again: released
+    assert reported.releases == [APPSET]  # the end of the hold (also its first answer)
+    with pytest.raises(DropSettling):
+        check(2)
+    now[0] = 126.0
+    check(2)  # 20%, unchanged for 5 s: given
+    check(2)  # again, while Argo CD deletes those Applications: no new wait
 
 
 def test_allow_mass_drop_and_a_disabled_guard_answer_at_once() -> None:
