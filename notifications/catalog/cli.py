@@ -1,4 +1,5 @@
-"""`argocd-lifecycle notifications render`: the catalog as a ConfigMap, Helm values or markdown."""
+"""`argocd-lifecycle notifications render`: the catalog as a ConfigMap, Helm values or markdown;
+`notifications apply`: a server-side apply of such a ConfigMap's keys into the cluster."""
 
 from __future__ import annotations
 
@@ -70,6 +71,36 @@ def render(
         click.echo(text, nl=False)
         return
     _write_atomically(output, text)
+
+
+@notifications.command()
+@click.option(
+    "-f",
+    "--filename",
+    "manifest",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A v1 ConfigMap manifest holding only the keys to apply (the chart's apply.yaml).",
+)
+@click.option("--field-manager", default="argocd-lifecycle", show_default=True, help="Owner of the applied keys.")
+@click.option("--force-conflicts", is_flag=True, help="Take over keys another field manager owns.")
+@click.option("--kubeconfig", default=None, help="Kubeconfig file (default: in-cluster, then ~/.kube/config).")
+@click.option("--context", default=None, help="Kubeconfig context.")
+def apply(
+    *, manifest: Path, field_manager: str, force_conflicts: bool, kubeconfig: str | None, context: str | None
+) -> None:
+    """Server-side apply the keys of a ConfigMap manifest (argocd-notifications-cm) as FIELD_MANAGER.
+
+    Keys other managers own stay theirs; a key we applied before and no longer send is removed; a key
+    someone else owns fails with the conflict (exit 1) unless --force-conflicts.
+    """
+    from argocd_lifecycle.kube import KubeSettings, connect
+    from argocd_lifecycle.notifications.catalog import apply as server_side
+
+    manager = server_side.check_field_manager(field_manager)
+    keys = server_side.load(manifest)
+    kube = connect(KubeSettings(kubeconfig, context))
+    click.echo(server_side.apply(kube, keys, field_manager=manager, force=force_conflicts))
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -76,12 +76,12 @@ def test_apply_job_is_off_by_default_and_a_hook_when_on() -> None:
     job = one(docs, "Job", "argocd-lifecycle-notifications-apply")
     assert job["metadata"]["annotations"]["helm.sh/hook"] == "post-install,post-upgrade"
     container = job["spec"]["template"]["spec"]["containers"][0]
-    assert container["command"] == ["kubectl"]
+    assert "command" not in container  # the image's entrypoint: argocd-lifecycle
     assert container["args"] == [
+        "notifications",
         "apply",
-        "--server-side",
-        "--field-manager=argocd-lifecycle",
         "--filename=/etc/argocd-lifecycle/notifications/apply.yaml",
+        "--field-manager=argocd-lifecycle",
     ]
     assert "--force-conflicts" not in container["args"]  # a key someone else owns fails loudly
     volume = next(v for v in job["spec"]["template"]["spec"]["volumes"] if v["name"] == "apply")
