@@ -64,8 +64,9 @@ def _strings(value: object, where: str) -> dict[str, str]:
     return dict(value)
 
 
-def parse(doc: object, where: str) -> ConfigMapKeys:
-    """The ConfigMap of a manifest: a v1 ConfigMap with a name, a namespace and string data only."""
+def parse(doc: object, where: str, namespace: str | None = None) -> ConfigMapKeys:
+    """The ConfigMap of a manifest: a v1 ConfigMap with a name, a namespace (its own, else
+    ``namespace``; never two different ones) and string data only."""
     if not isinstance(doc, dict):
         raise ConfigError(f"{where}: expected one ConfigMap, found {type(doc).__name__}")
     if doc.get("apiVersion") != "v1" or doc.get("kind") != "ConfigMap":
@@ -77,11 +78,14 @@ def parse(doc: object, where: str) -> ConfigMapKeys:
         raise ConfigError(f"{where}: metadata: expected a mapping with a name and a namespace")
     if extra := sorted(set(meta) - _METADATA):
         raise ConfigError(f"{where}: refused: metadata.{extra[0]} (only name, namespace, labels, annotations)")
-    name, namespace = meta.get("name"), meta.get("namespace")
+    name, own = meta.get("name"), meta.get("namespace")
     if not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
         raise ConfigError(f"{where}: metadata.name: expected a DNS subdomain name")
+    if own is not None and namespace is not None and own != namespace:
+        raise ConfigError(f"{where}: metadata.namespace {own!r} is not the --namespace {namespace!r}")
+    namespace = own if own is not None else namespace
     if not isinstance(namespace, str) or len(namespace) > 63 or not _DNS_LABEL.match(namespace):
-        raise ConfigError(f"{where}: metadata.namespace: expected a DNS label")
+        raise ConfigError(f"{where}: metadata.namespace: expected a DNS label (or give --namespace)")
     data = _strings(doc.get("data"), f"{where}: data")
     if not data:
         raise ConfigError(f"{where}: data: no keys to apply")
@@ -92,14 +96,14 @@ def parse(doc: object, where: str) -> ConfigMapKeys:
     return ConfigMapKeys(namespace, name, data, labels, annotations)
 
 
-def load(path: Path) -> ConfigMapKeys:
+def load(path: Path, namespace: str | None = None) -> ConfigMapKeys:
     where = str(path)
     text = yamlio.read_file(path, where, LIMITS)
     try:
         doc = yamlio.load(text, LIMITS)
     except yaml.YAMLError as exc:
         raise ConfigError(yamlio.syntax_error(where, exc)) from exc
-    return parse(doc, where)
+    return parse(doc, where, namespace)
 
 
 def apply(kube: Kube, keys: ConfigMapKeys, *, field_manager: str, force: bool = False) -> str:

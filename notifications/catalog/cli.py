@@ -82,12 +82,19 @@ def render(
     type=click.Path(dir_okay=False, path_type=Path),
     help="A v1 ConfigMap manifest holding only the keys to apply (the chart's apply.yaml).",
 )
+@click.option("-n", "--namespace", default=None, help="Namespace of a manifest that names none.")
 @click.option("--field-manager", default="argocd-lifecycle", show_default=True, help="Owner of the applied keys.")
 @click.option("--force-conflicts", is_flag=True, help="Take over keys another field manager owns.")
 @click.option("--kubeconfig", default=None, help="Kubeconfig file (default: in-cluster, then ~/.kube/config).")
 @click.option("--context", default=None, help="Kubeconfig context.")
 def apply(
-    *, manifest: Path, field_manager: str, force_conflicts: bool, kubeconfig: str | None, context: str | None
+    *,
+    manifest: Path,
+    namespace: str | None,
+    field_manager: str,
+    force_conflicts: bool,
+    kubeconfig: str | None,
+    context: str | None,
 ) -> None:
     """Server-side apply the keys of a ConfigMap manifest (argocd-notifications-cm) as FIELD_MANAGER.
 
@@ -98,7 +105,7 @@ def apply(
     from argocd_lifecycle.notifications.catalog import apply as server_side
 
     manager = server_side.check_field_manager(field_manager)
-    keys = server_side.load(manifest)
+    keys = server_side.load(manifest, namespace)
     kube = connect(KubeSettings(kubeconfig, context))
     click.echo(server_side.apply(kube, keys, field_manager=manager, force=force_conflicts))
 

@@ -77,6 +77,15 @@ def test_a_bad_manifest_is_refused_with_one_line(
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+def test_the_namespace_can_come_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "apply.yaml"
+    path.write_text(with_(metadata={"name": "argocd-notifications-cm"}))  # what `notifications render` writes
+    assert load(path, "argocd").namespace == "argocd"
+    path.write_text(yaml.safe_dump(GOOD))
+    code, _, err = run(capsys, path, "--namespace", "other")
+    assert code == 1 and "metadata.namespace 'argocd' is not the --namespace 'other'" in err
+
+
 def test_a_manifest_over_the_configmap_limit_is_not_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = apply(capsys, tmp_path, with_(data={"big": "x" * (1024 * 1024)}))
     assert code == 1 and "over the 1 MiB limit" in err
