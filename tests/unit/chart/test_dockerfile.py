@@ -116,7 +116,10 @@ def test_helm_is_built_with_the_flags_of_tools_build_sh() -> None:
     minor = re.search(r"^HELM_K8S_MINOR=(\d+)$", build, re.M)
     assert minor
     flags = re.findall(r"-X (helm\.sh/\S+?)=([^\s\"]+)", build[build.index("build_helm()") :].split("\n}")[0])
-    expected = {key: value.replace("$HELM_K8S_MINOR", minor[1]).replace("$HELM_VERSION", "${HELM_VERSION}") for key, value in flags}
+    expected = {
+        key: value.replace("$HELM_K8S_MINOR", minor[1]).replace("$HELM_VERSION", "${HELM_VERSION}")
+        for key, value in flags
+    }
     run = " ".join(instructions(stages()[0], "RUN"))
     assert dict(re.findall(r"-X (helm\.sh/\S+?)=([^\s\"]+)", run)) == expected
     assert run.count("-trimpath") == 2 and run.count('-ldflags "-s -w') == 2
@@ -247,7 +250,9 @@ def test_debian_lock_holds_every_root_package() -> None:
         for line in (IMAGE_TOOLS / "debian-packages.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    entries = [line.split() for line in (IMAGE_TOOLS / "debian.lock").read_text().splitlines() if not line.startswith("#")]
+    entries = [
+        line.split() for line in (IMAGE_TOOLS / "debian.lock").read_text().splitlines() if not line.startswith("#")
+    ]
     assert all(len(e) == 3 and re.fullmatch(r"[0-9a-f]{64}", e[2]) for e in entries)
     names = [e[0] for e in entries]
     assert names == sorted(set(names))
