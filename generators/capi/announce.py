@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
@@ -57,7 +57,7 @@ class ClusterEvents:
             return
         log.warning("Cluster %s: %s", cluster.key, message)
         self._warned[(cluster.key, reason)] = message
-        await self.record(cluster.key, cluster.uid, reason, message, kind="Warning", when=datetime.now().astimezone())
+        await self.record(cluster.key, cluster.uid, reason, message, kind="Warning", when=datetime.now(UTC))
 
     async def mirror(self, secret: ClusterSecret, event: LifecycleEvent, when: datetime) -> None:
         key = source_of(secret.annotations) if is_ours(secret.labels) else None

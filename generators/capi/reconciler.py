@@ -176,6 +176,7 @@ class Reconciler:
         self, key: ClusterKey, cluster: CapiCluster | None, ours: ClusterSecret | None, kubeconfig: object
     ) -> None:
         if ours is None:
+            self._groups.pop(key, None)
             return
         name = ours.secret_name
         if ours.annotations.get(Annotation.DECOMMISSION) != "true":

@@ -186,6 +186,11 @@ def test_capi_2_a_higher_desired_version_is_upgrading_before_a_machine_rolls(
     wait_until(lambda: upgrading(world.app() or {}) or None, timeout=120, what="the Application to render for 1.35")
     record(timings, "capi_version_raised_to_application_upgrading_s", time.monotonic() - started)
     assert wait_until(lambda: world.events(NS, "Cluster", "ClusterUpgradeStarted"), timeout=30, what="the Event")
+    # the upgrade gate's preflight ran for the target CAPI asked for: the plugin rewrites guestbook's legacy APIs
+    blockers = wait_until(lambda: world.annotation("argocd-lifecycle.io/upgrade-blockers") or None, timeout=120,
+                          what="the upgrade gate's verdict on the Secret")  # fmt: skip
+    record(timings, "capi_version_raised_to_preflight_s", time.monotonic() - started)
+    assert blockers == "0", world.annotation("argocd-lifecycle.io/upgrade-blocked")
     assert wait_until(lambda: world.lifecycle("ClusterUpgradeStarted"), timeout=60, what="the lifecycle message")
 
     world.patch(V1B2, "MachineDeployment", "workload-1-md-0-7xk2p", {"spec": {"replicas": 3}})
