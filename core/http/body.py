@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 
+from starlette.requests import ClientDisconnect, Request
+
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.http.errors import HttpError
+
+MAX_BODY_BYTES = 1 << 20
 
 
 class BodyTooLarge(LifecycleError):
@@ -28,3 +33,16 @@ async def read_limited(headers: Mapping[str, str], stream: AsyncIterator[bytes],
             raise BodyTooLarge(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request's body; HttpError 413 over ``limit``, 400 when the client went away (or its body
+    deadline closed the connection) before sending all of it."""
+    try:
+        return await read_limited(request.headers, request.stream(), limit)
+    except BodyTooLarge as exc:
+        raise HttpError(413, "too_large", exc.message) from None
+    except ClientDisconnect:
+        raise HttpError(
+            400, "disconnected", "request body: the connection closed before the body was complete"
+        ) from None

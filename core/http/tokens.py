@@ -70,3 +70,9 @@ class TokenFile:
         """Constant-time comparison of a presented token with the current one."""
         self._reload()
         return same_token(presented, self._token)
+
+    def same_as(self, other: TokenFile) -> bool:
+        """Whether two files hold the same token now (two roles must never share one)."""
+        self._reload()
+        other._reload()
+        return hmac.compare_digest(self._token, other._token)

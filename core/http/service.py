@@ -1,0 +1,135 @@
+"""How a service is built: a class holding its state and its own metrics registry, whose ``endpoints()``
+lists every route as an ``Endpoint`` (method, path, handler, the bearer role it needs, whether it takes
+a body, its OpenAPI operation); ``build_app`` turns that table into the Starlette app.
+
+From the one table come the routes, the credential check of every route (applied here, before the
+handler runs and before any body is read, so a route cannot forget it), and ``/openapi.json``
+(``core/http/openapi.py``), so the document cannot drift from the routes. Every refusal, from the
+handler, from routing (404/405) or from an unexpected exception (500, logged without secrets), is the
+one JSON error shape of ``core/http/errors.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from argocd_lifecycle.http.auth import BearerAuth
+from argocd_lifecycle.http.errors import HttpError, error_response
+from argocd_lifecycle.http.openapi import openapi_document
+from argocd_lifecycle.redaction import redact
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Request], Awaitable[Response]]
+#: called with every refusal, for a service's metrics and logs
+OnError = Callable[[Request, HttpError], None]
+#: called after every request of one endpoint with the status and the seconds it took
+Observe = Callable[[int, float], None]
+#: a service's own exception types -> the HttpError each one means
+Translations = Mapping[type[Exception], Callable[[Any], HttpError]]
+
+_REASONS = {404: "not_found", 405: "method_not_allowed"}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    method: str
+    path: str
+    handler: Handler
+    #: the OpenAPI operation (summary, operationId, requestBody, responses); the standard refusals
+    #: (401/403 for a role, 400/408/413 for a body) are added to its responses
+    operation: Mapping[str, Any] = field(default_factory=dict)
+    #: the bearer role the route needs (``core/http/auth.py``); None: open
+    role: str | None = None
+    #: it reads a JSON body
+    body: bool = False
+    observe: Observe | None = None
+
+
+@dataclass(frozen=True)
+class ServiceInfo:
+    title: str
+    version: str
+    description: str = ""
+    #: ``components`` of the OpenAPI document (schemas, parameters) besides the error shape
+    components: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _guarded(
+    endpoint: Endpoint, auth: BearerAuth | None, translations: Translations, on_error: OnError | None
+) -> Handler:
+    handler, role, observe, translated = endpoint.handler, endpoint.role, endpoint.observe, tuple(translations)
+    if role is not None and auth is None:
+        raise ValueError(f"{endpoint.method} {endpoint.path} needs the {role} role but the service has no BearerAuth")
+
+    async def call(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            if role is not None:
+                assert auth is not None
+                auth.check(request.headers.get("authorization"), role)
+            response = await handler(request)
+        except Exception as exc:
+            if isinstance(exc, HttpError):
+                error = exc
+            elif isinstance(exc, translated):
+                error = next(make(exc) for kind, make in translations.items() if isinstance(exc, kind))
+            else:
+                log.error(
+                    "%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, redact(str(exc))
+                )
+                error = HttpError(500, "internal", f"internal error: {type(exc).__name__}")
+            if on_error is not None:
+                on_error(request, error)
+            response = error_response(error)
+        if observe is not None:
+            observe(response.status_code, time.perf_counter() - started)
+        return response
+
+    return call
+
+
+def build_app(
+    info: ServiceInfo,
+    endpoints: Sequence[Endpoint],
+    *,
+    auth: BearerAuth | None = None,
+    translations: Translations | None = None,
+    on_error: OnError | None = None,
+    lifespan: Any = None,
+) -> Starlette:
+    """The ASGI app of ``endpoints`` plus ``GET /openapi.json``; serve it with ``core/http/server.py``."""
+    translations = translations or {}
+    document = json.dumps(openapi_document(info, endpoints), separators=(",", ":")).encode()
+
+    async def openapi(request: Request) -> Response:
+        return Response(document, media_type="application/json")
+
+    async def routing_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        error = HttpError(exc.status_code, _REASONS.get(exc.status_code, "bad_request"), str(exc.detail))
+        error.headers.update(exc.headers or {})
+        if on_error is not None:
+            on_error(request, error)
+        return error_response(error)
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, redact(str(exc)))
+        return error_response(HttpError(500, "internal", f"internal error: {type(exc).__name__}"))
+
+    routes = [Route(e.path, _guarded(e, auth, translations, on_error), methods=[e.method]) for e in endpoints]
+    routes.append(Route("/openapi.json", openapi, methods=["GET"]))
+    return Starlette(
+        routes=routes, exception_handlers={HTTPException: routing_error, Exception: unexpected}, lifespan=lifespan
+    )
