@@ -51,6 +51,12 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", a
 """
 
 
+def ratio(top: float, bottom: float, spec: str = ".2f") -> str:
+    """``top / bottom``, or n/a: a short run can measure 0 us of CPU (/proc counts 10 ms ticks)."""
+    width = spec.partition(".")[0]
+    return format(top / bottom, spec) if bottom else format("n/a", f">{width or 0}")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (Linux /proc; clock ticks are 100 Hz)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -240,10 +246,13 @@ def main() -> None:
     print(f"{'':10s}{'events/s':>10s}{'CPU us/ev':>10s}{'1-core ev/s':>12s}{'p50 ms':>9s}{'p99 ms':>9s}")
     for name in ("baseline", "receiver"):
         m = med[name]
-        print(f"{name:10s}{m['eps']:10.0f}{m['cpu_us']:10.0f}{1e6 / m['cpu_us']:12.0f}{m['p50']:9.2f}{m['p99']:9.2f}")
+        print(
+            f"{name:10s}{m['eps']:10.0f}{m['cpu_us']:10.0f}{ratio(1e6, m['cpu_us'], '12.0f')}"
+            f"{m['p50']:9.2f}{m['p99']:9.2f}"
+        )
     print(
-        f"receiver/baseline: throughput {o['eps'] / b['eps']:.2f}, CPU per event {o['cpu_us'] / b['cpu_us']:.2f}, "
-        f"p99 {o['p99'] / b['p99']:.2f}"
+        f"receiver/baseline: throughput {ratio(o['eps'], b['eps'])}, CPU per event {ratio(o['cpu_us'], b['cpu_us'])}, "
+        f"p99 {ratio(o['p99'], b['p99'])}"
     )
     print(
         f"targets: >= 2000 events/s -> {'met' if o['eps'] >= 2000 else 'MISSED'}; "

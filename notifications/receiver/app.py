@@ -1,4 +1,12 @@
-"""The HTTP API (Starlette): authenticate, parse, hand to the pipeline; silences, outbox, health, metrics."""
+"""The HTTP API: authenticate, parse, hand to the pipeline; silences, outbox, replays, health, metrics.
+
+Built the way every service here is (``core/http/service.py``): ``Receiver`` holds the state and its
+own metrics registry, ``Receiver.endpoints`` is the route table with the credential each route needs.
+Two bearer roles (``core/http/auth.py``): ``ingest`` for Argo CD's notifications controller, ``admin``
+for silences, the outbox and replays, so the ingest token, which has to sit in
+argocd-notifications-secret, can never silence or replay anything. The signed routes (the generator's
+lifecycle events, external senders) take no bearer token: their HMAC signature is their credential.
+"""
 
 from __future__ import annotations
 
@@ -14,14 +22,17 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
-from argocd_lifecycle.http.body import BodyTooLarge, read_limited
-from argocd_lifecycle.http.tokens import presented_bearer, same_token
+from argocd_lifecycle.http.auth import BearerAuth
+from argocd_lifecycle.http.body import read_body
+from argocd_lifecycle.http.errors import HttpError
+from argocd_lifecycle.http.json_body import check_depth
+from argocd_lifecycle.http.service import Endpoint
+from argocd_lifecycle.http.service import build_app as build_service_app
 from argocd_lifecycle.notifications.receiver import events, silences, wire
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
-from argocd_lifecycle.notifications.receiver.openapi import schemas
+from argocd_lifecycle.notifications.receiver.openapi import INFO, OPERATIONS
 from argocd_lifecycle.notifications.receiver.outbox import Deliverer
 from argocd_lifecycle.notifications.receiver.pipeline import Pipeline
 from argocd_lifecycle.notifications.receiver.sinks import build
@@ -29,14 +40,8 @@ from argocd_lifecycle.notifications.receiver.state import DEAD, PENDING, StateEr
 from argocd_lifecycle.signing import SignatureError, verify
 
 log = logging.getLogger(__name__)
-MAX_BODY = 1024 * 1024
 HOUSEKEEPING_SECONDS = 60.0
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.reason, self.message = status, reason, message
+INGEST, ADMIN = "ingest", "admin"
 
 
 class Receiver:
@@ -45,6 +50,7 @@ class Receiver:
     def __init__(self, config: ReceiverConfig, store: StateStore, clock: Callable[[], float] = time.time) -> None:
         self.config, self.store, self.clock = config, store, clock
         self.metrics = Metrics()
+        self.auth = BearerAuth({INGEST: config.ingest_token, ADMIN: config.admin_token})
         self.client = httpx.AsyncClient(timeout=config.delivery.timeout, follow_redirects=False)
         sinks = {spec.name: build(spec, self.client, clock) for spec in config.sinks}
         rates = {spec.name: spec.rate for spec in config.sinks}
@@ -52,134 +58,50 @@ class Receiver:
         self.pipeline = Pipeline(config, store, self.metrics, wake=self.deliverer.wake)
 
     # --- helpers -------------------------------------------------------------------------------
-    def _bearer(self, request: Request) -> None:
-        presented = presented_bearer(request.headers.get("authorization"))
-        if presented is None or not same_token(presented, self.config.token.encode("utf-8", "surrogateescape")):
-            raise ApiError(401, "token", "missing or wrong bearer token")
-
-    async def _body(self, request: Request) -> bytes:
-        try:
-            return await read_limited(request.headers, request.stream(), MAX_BODY)
-        except BodyTooLarge as exc:
-            raise ApiError(413, "too_large", f"body is larger than {MAX_BODY} bytes") from exc
-
     async def _signed_body(self, request: Request) -> bytes:
-        body, now = await self._body(request), self.clock()
+        body, now = await read_body(request), self.clock()
+        check_depth(body)  # the body is read before its signature can be checked: refuse a deep one first
         signature = verify(self.config.hmac_secret, body, request.headers, now, self.config.tolerance)
         if await self.store.replayed(signature, now, 2 * self.config.tolerance):
-            raise ApiError(401, "replay", "this signature was already used")
+            raise HttpError(401, "replay", "this signature was already used")
         return body
 
     async def _accept(self, event: events.Event) -> Response:
         result = await self.pipeline.ingest(event)
         return JSONResponse(result.to_json(), status_code=202)
 
-    # --- events --------------------------------------------------------------------------------
+    # --- events (ingest) ------------------------------------------------------------------------
     async def argocd_event(self, request: Request) -> Response:
-        """Notification from the Argo CD notifications controller (catalog webhook body).
-        ---
-        summary: Accept an Argo CD notification
-        security: [{bearer: []}]
-        requestBody:
-          required: true
-          content: {application/json: {schema: {$ref: '#/components/schemas/ArgocdEvent'}}}
-        responses:
-          '202': {description: Accepted, content: {application/json: {schema: {$ref: '#/components/schemas/Accepted'}}}}
-          '400': {$ref: '#/components/responses/Error'}
-          '401': {$ref: '#/components/responses/Error'}
-          '413': {$ref: '#/components/responses/Error'}
-        """
-        self._bearer(request)
-        data = wire.check_argocd(wire.parse_object(await self._body(request)))
+        """Notification from the Argo CD notifications controller (the catalog's webhook body)."""
+        data = wire.check_argocd(wire.parse_object(await read_body(request)))
         return await self._accept(events.from_argocd(data, self.clock()))
 
     async def lifecycle_event(self, request: Request) -> Response:
-        """Cluster lifecycle transition from the inventory, HMAC-signed.
-        ---
-        summary: Accept a signed lifecycle event
-        parameters: [{$ref: '#/components/parameters/timestamp'}, {$ref: '#/components/parameters/signature'}]
-        requestBody:
-          required: true
-          content: {application/json: {schema: {$ref: '#/components/schemas/LifecycleEvent'}}}
-        responses:
-          '202': {description: Accepted, content: {application/json: {schema: {$ref: '#/components/schemas/Accepted'}}}}
-          '400': {$ref: '#/components/responses/Error'}
-          '401': {$ref: '#/components/responses/Error'}
-          '413': {$ref: '#/components/responses/Error'}
-        """
+        """Cluster lifecycle transition from the generator, HMAC-signed."""
         data = wire.check_lifecycle(wire.parse_object(await self._signed_body(request)))
         return await self._accept(events.from_lifecycle(data, self.clock()))
 
     async def external_event(self, request: Request) -> Response:
-        """Event from any other system that signs its requests.
-        ---
-        summary: Accept a signed external event
-        parameters: [{$ref: '#/components/parameters/timestamp'}, {$ref: '#/components/parameters/signature'}]
-        requestBody:
-          required: true
-          content: {application/json: {schema: {$ref: '#/components/schemas/ExternalEvent'}}}
-        responses:
-          '202': {description: Accepted, content: {application/json: {schema: {$ref: '#/components/schemas/Accepted'}}}}
-          '400': {$ref: '#/components/responses/Error'}
-          '401': {$ref: '#/components/responses/Error'}
-          '413': {$ref: '#/components/responses/Error'}
-        """
+        """Event from any other system that signs its requests."""
         data = wire.check_external(wire.parse_object(await self._signed_body(request)))
         return await self._accept(events.from_external(data, self.clock()))
 
-    # --- silences ------------------------------------------------------------------------------
+    # --- administration ------------------------------------------------------------------------
     async def list_silences(self, request: Request) -> Response:
-        """Silences that have not expired.
-        ---
-        summary: List silences
-        security: [{bearer: []}]
-        responses:
-          '200':
-            description: The silences
-            content: {application/json: {schema: {$ref: '#/components/schemas/SilenceList'}}}
-          '401': {$ref: '#/components/responses/Error'}
-        """
-        self._bearer(request)
         found = await self.store.silences(self.clock())
         return JSONResponse({"silences": [s.to_json() for s in found]})
 
     async def create_silence(self, request: Request) -> Response:
-        """Create a silence from matchers and a duration or an expiry time.
-        ---
-        summary: Create a silence
-        security: [{bearer: []}]
-        requestBody:
-          required: true
-          content: {application/json: {schema: {$ref: '#/components/schemas/SilenceRequest'}}}
-        responses:
-          '201': {description: Created, content: {application/json: {schema: {$ref: '#/components/schemas/Silence'}}}}
-          '400': {$ref: '#/components/responses/Error'}
-          '401': {$ref: '#/components/responses/Error'}
-          '413': {$ref: '#/components/responses/Error'}
-        """
-        self._bearer(request)
-        silence = silences.from_request(wire.parse_object(await self._body(request)), self.clock())
+        silence = silences.from_request(wire.parse_object(await read_body(request)), self.clock())
         await self.store.add_silence(silence)
         log.info("silence %s created until %s", silence.id, silence.to_json()["expiresAt"])
         return JSONResponse(silence.to_json(), status_code=201)
 
     async def delete_silence(self, request: Request) -> Response:
-        """Expire a silence now.
-        ---
-        summary: Delete a silence
-        security: [{bearer: []}]
-        parameters: [{name: silence_id, in: path, required: true, schema: {type: string}}]
-        responses:
-          '204': {description: Deleted}
-          '401': {$ref: '#/components/responses/Error'}
-          '404': {$ref: '#/components/responses/Error'}
-        """
-        self._bearer(request)
         if not await self.store.delete_silence(request.path_params["silence_id"]):
-            raise ApiError(404, "not_found", "no such silence")
+            raise HttpError(404, "not_found", "no such silence")
         return Response(status_code=204)
 
-    # --- operations ----------------------------------------------------------------------------
     async def _depth(self) -> dict[str, int]:
         counts = await self.store.outbox_counts()
         for state, n in counts.items():
@@ -187,20 +109,9 @@ class Receiver:
         return counts
 
     async def outbox(self, request: Request) -> Response:
-        """Outbox counts, the pending items and the dead-letter list.
-        ---
-        summary: Show the outbox
-        security: [{bearer: []}]
-        parameters: [{name: limit, in: query, required: false, schema: {type: integer, minimum: 1, maximum: 1000}}]
-        responses:
-          '200': {description: The outbox, content: {application/json: {schema: {type: object}}}}
-          '400': {$ref: '#/components/responses/Error'}
-          '401': {$ref: '#/components/responses/Error'}
-        """
-        self._bearer(request)
         raw = request.query_params.get("limit", "100")
         if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-            raise ApiError(400, "bad_request", "limit must be a whole number from 1 to 1000")
+            raise HttpError(400, "bad_request", "limit must be a whole number from 1 to 1000")
         limit = int(raw)
         pending, dead = await self.store.outbox(PENDING, limit), await self.store.outbox(DEAD, limit)
         return JSONResponse(
@@ -211,72 +122,49 @@ class Receiver:
             }
         )
 
+    async def replay(self, request: Request) -> Response:
+        item_id = request.path_params["item_id"]
+        if not await self.store.replay(item_id, self.clock()):
+            raise HttpError(404, "not_found", "no dead letter with this id")
+        log.info("dead letter %s replayed", item_id)
+        self.deliverer.wake()
+        return JSONResponse({"id": item_id, "state": PENDING}, status_code=202)
+
+    # --- operations ----------------------------------------------------------------------------
     async def healthz(self, request: Request) -> Response:
-        """Liveness and state-store reachability.
-        ---
-        summary: Health
-        responses:
-          '200': {description: OK, content: {application/json: {schema: {type: object}}}}
-          '503': {$ref: '#/components/responses/Error'}
-        """
         try:
             await self.store.ping()
         except Exception as exc:
-            raise ApiError(503, "state", f"state store unavailable: {type(exc).__name__}") from exc
+            raise HttpError(503, "state", f"state store unavailable: {type(exc).__name__}") from exc
         return JSONResponse({"status": "ok"})
 
     async def metrics_endpoint(self, request: Request) -> Response:
-        """Prometheus metrics.
-        ---
-        summary: Metrics
-        responses:
-          '200': {description: Prometheus text format, content: {text/plain: {schema: {type: string}}}}
-        """
         await self._depth()
         return Response(generate_latest(self.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
-    async def openapi(self, request: Request) -> Response:
-        """This document.
-        ---
-        summary: OpenAPI document
-        responses:
-          '200': {description: OpenAPI 3, content: {application/json: {schema: {type: object}}}}
-        """
-        return JSONResponse(schemas.get_schema(routes=request.app.routes))
-
-    # --- errors --------------------------------------------------------------------------------
-    def _error(self, status: int, reason: str, message: str) -> Response:
-        self.metrics.rejected.labels(reason).inc()
-        return JSONResponse({"error": message}, status_code=status)
-
-    async def on_api_error(self, request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
-        return self._error(exc.status, exc.reason, exc.message)
-
-    async def on_bad_payload(self, request: Request, exc: Exception) -> Response:
-        return self._error(400, "bad_request", str(exc))
-
-    async def on_signature(self, request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, SignatureError)
-        return self._error(401, f"signature_{exc.reason}", exc.message)
-
-    async def on_state(self, request: Request, exc: Exception) -> Response:
-        log.error("%s", exc)
-        return self._error(503, "state", "state store unavailable; retry later")
-
-    def routes(self) -> list[Route]:
+    # --- the route table and its errors --------------------------------------------------------
+    def endpoints(self) -> list[Endpoint]:
+        ops = OPERATIONS
         return [
-            Route("/v1/events/argocd", self.argocd_event, methods=["POST"]),
-            Route("/v1/events/lifecycle", self.lifecycle_event, methods=["POST"]),
-            Route("/v1/events/external", self.external_event, methods=["POST"]),
-            Route("/v1/silences", self.list_silences, methods=["GET"]),
-            Route("/v1/silences", self.create_silence, methods=["POST"]),
-            Route("/v1/silences/{silence_id}", self.delete_silence, methods=["DELETE"]),
-            Route("/v1/outbox", self.outbox, methods=["GET"]),
-            Route("/healthz", self.healthz, methods=["GET"]),
-            Route("/metrics", self.metrics_endpoint, methods=["GET"]),
-            Route("/openapi.json", self.openapi, methods=["GET"], include_in_schema=False),
+            Endpoint("POST", "/v1/events/argocd", self.argocd_event, ops["argocd_event"], role=INGEST, body=True),
+            Endpoint("POST", "/v1/events/lifecycle", self.lifecycle_event, ops["lifecycle_event"], body=True),
+            Endpoint("POST", "/v1/events/external", self.external_event, ops["external_event"], body=True),
+            Endpoint("GET", "/v1/silences", self.list_silences, ops["list_silences"], role=ADMIN),
+            Endpoint("POST", "/v1/silences", self.create_silence, ops["create_silence"], role=ADMIN, body=True),
+            Endpoint("DELETE", "/v1/silences/{silence_id}", self.delete_silence, ops["delete_silence"], role=ADMIN),
+            Endpoint("GET", "/v1/outbox", self.outbox, ops["outbox"], role=ADMIN),
+            Endpoint("POST", "/v1/outbox/{item_id}/replay", self.replay, ops["replay"], role=ADMIN),
+            Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),
+            Endpoint("GET", "/metrics", self.metrics_endpoint, ops["metrics"]),
         ]
+
+    def on_error(self, request: Request, error: HttpError) -> None:
+        self.metrics.rejected.labels(error.reason).inc()
+
+    @staticmethod
+    def _state_error(exc: StateError) -> HttpError:
+        log.error("%s", exc)
+        return HttpError(503, "state", "state store unavailable; retry later")
 
     async def housekeeping(self) -> None:
         """Prune expired state every minute until cancelled."""
@@ -308,10 +196,16 @@ class Receiver:
 
 
 def build_app(receiver: Receiver) -> Starlette:
-    handlers: dict[Any, Any] = {
-        ApiError: receiver.on_api_error,
-        wire.BadPayload: receiver.on_bad_payload,
-        SignatureError: receiver.on_signature,
-        StateError: receiver.on_state,
+    translations: dict[type[Exception], Callable[[Any], HttpError]] = {
+        wire.BadPayload: lambda exc: HttpError(400, "bad_request", exc.message),
+        SignatureError: lambda exc: HttpError(401, f"signature_{exc.reason}", exc.message),
+        StateError: receiver._state_error,
     }
-    return Starlette(routes=receiver.routes(), exception_handlers=handlers, lifespan=receiver.lifespan)
+    return build_service_app(
+        INFO,
+        receiver.endpoints(),
+        auth=receiver.auth,
+        translations=translations,
+        on_error=receiver.on_error,
+        lifespan=receiver.lifespan,
+    )

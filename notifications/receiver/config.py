@@ -1,7 +1,10 @@
 """The receiver's YAML config, read once at start-up into frozen dataclasses.
 
-Secrets (bearer token, HMAC secret, sink secrets, SMTP password) are read from the files the config
-names, relative paths resolved next to the config file; they live only in ``repr=False`` fields.
+Secrets (bearer tokens, HMAC secret, sink secrets, SMTP password) are read from the files the config
+names, relative paths resolved next to the config file; they live only in ``repr=False`` fields. The two
+bearer tokens are ``TokenFile``s, re-read when their file changes (a rotated Secret needs no restart):
+``inbound.tokenFile`` is the ingest token (Argo CD's notifications controller), ``admin.tokenFile`` the
+administration token (silences, the outbox, replays); without it the administration routes are off.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
+from argocd_lifecycle.http.tokens import TokenFile
 from argocd_lifecycle.times import parse_duration
 
 SINK_TYPES = ("slack", "dingtalk", "teams", "webhook", "email")
@@ -69,10 +73,12 @@ class Delivery:
 
 @dataclass(frozen=True)
 class ReceiverConfig:
-    token: str = field(repr=False)
+    ingest_token: TokenFile
     hmac_secret: bytes = field(repr=False)
     sinks: tuple[SinkSpec, ...]
     routes: tuple[Route, ...]
+    #: None: the administration routes answer 403
+    admin_token: TokenFile | None = None
     tolerance: int = 300
     dedupe_window: float = 1800.0
     flap_threshold: int = 6
@@ -82,7 +88,7 @@ class ReceiverConfig:
     storm_max_names: int = 50
     delivery: Delivery = Delivery()
     listen: str = "127.0.0.1:8080"
-    state: str = "sqlite:///receiver-state.db"
+    state: str = "sqlite:///receiver-state/state.db"  # a folder of its own, created 0700
 
 
 class _Section:
@@ -125,6 +131,13 @@ class _Section:
             return parse_duration(str(value))
         except ValueError as exc:
             raise self.fail(key, str(exc)) from exc
+
+    def token_file(self, key: str) -> TokenFile:
+        path = self.base / self.text(key)
+        try:
+            return TokenFile(path)
+        except ConfigError as exc:
+            raise self.fail(key, exc.message) from None
 
     def secret_file(self, key: str) -> bytes:
         path = self.base / self.text(key)
@@ -239,8 +252,12 @@ def _route(section: _Section, sinks: set[str]) -> Route:
 def parse(data: Any, where: str, base: Path) -> ReceiverConfig:
     root = _Section(data, where, base)
     inbound = root.sub("inbound")
-    token = inbound.secret_file("tokenFile").decode("utf-8", "replace")
+    ingest = inbound.token_file("tokenFile")
     secret = inbound.secret_file("hmacSecretFile")
+    admin_section = root.sub("admin")
+    admin = admin_section.token_file("tokenFile") if "tokenFile" in admin_section.data else None
+    if admin is not None and admin.same_as(ingest):
+        raise admin_section.fail("tokenFile", "holds the same token as inbound.tokenFile; give each its own token")
     raw_sinks = root.data.get("receivers")
     if not isinstance(raw_sinks, list) or not raw_sinks:
         raise root.fail("receivers", "required, a list of at least one receiver")
@@ -255,7 +272,13 @@ def parse(data: Any, where: str, base: Path) -> ReceiverConfig:
     settings = _settings(root, _SETTINGS, ReceiverConfig)
     delivery = Delivery(**_settings(root.sub("delivery"), _DELIVERY, Delivery))
     return ReceiverConfig(
-        token=token, hmac_secret=secret, sinks=tuple(sinks), routes=routes, delivery=delivery, **settings
+        ingest_token=ingest,
+        hmac_secret=secret,
+        sinks=tuple(sinks),
+        routes=routes,
+        admin_token=admin,
+        delivery=delivery,
+        **settings,
     )
 
 

@@ -1,13 +1,13 @@
-"""The OpenAPI document: shared components here, each operation in its endpoint's docstring (after
-``---``), put together by Starlette's SchemaGenerator."""
+"""What the receiver's OpenAPI document says: its components and one operation per endpoint. The document
+itself is generated from the endpoint table (``Receiver.endpoints`` in app.py) by ``core/http/openapi.py``,
+which adds the refusals every service shares (401/403 for a role, 400/408/413 for a body)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from starlette.schemas import SchemaGenerator
-
 from argocd_lifecycle import __version__
+from argocd_lifecycle.http.service import ServiceInfo
 from argocd_lifecycle.notifications.receiver.config import MATCH_KEYS
 from argocd_lifecycle.notifications.receiver.wire import (
     ARGOCD_FIELDS,
@@ -27,6 +27,15 @@ def _strings(fields: tuple[str, ...], required: tuple[str, ...]) -> dict[str, An
     }
 
 
+def _json(schema: str | dict[str, Any], description: str) -> dict[str, Any]:
+    body = {"$ref": f"#/components/schemas/{schema}"} if isinstance(schema, str) else schema
+    return {"description": description, "content": {"application/json": {"schema": body}}}
+
+
+def _request(schema: str) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+
+
 _EXTERNAL = _strings(EXTERNAL_STRING_FIELDS, REQUIRED["external"])
 _EXTERNAL["properties"]["labels"] = {"type": "object", "additionalProperties": {"type": "string"}}
 _LIST = {"type": "array", "items": {"type": "string"}, "minItems": 1}
@@ -40,12 +49,15 @@ _SILENCE_PROPS: dict[str, Any] = {
     "comment": {"type": "string", "maxLength": 1024},
     "createdBy": {"type": "string", "maxLength": 1024},
 }
+_ERROR = {"$ref": "#/components/responses/Error"}
+_SIGNED = [{"$ref": "#/components/parameters/timestamp"}, {"$ref": "#/components/parameters/signature"}]
+_ACCEPTED = {"202": _json("Accepted", "Accepted"), "401": _ERROR}
+_ITEM_ID = {"name": "item_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
-BASE: dict[str, Any] = {
-    "openapi": "3.0.3",
-    "info": {"title": "argocd-lifecycle receiver", "version": __version__},
-    "components": {
-        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+INFO = ServiceInfo(
+    title="argocd-lifecycle receiver",
+    version=__version__,
+    components={
         "parameters": {
             "timestamp": {
                 "name": TIMESTAMP_HEADER,
@@ -104,15 +116,82 @@ BASE: dict[str, Any] = {
                     "silence": {"type": "string"},
                 },
             },
-            "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
+            "Replayed": {
+                "type": "object",
+                "required": ["id", "state"],
+                "properties": {"id": {"type": "string"}, "state": {"type": "string", "enum": ["pending"]}},
+            },
         },
-        "responses": {
-            "Error": {
-                "description": "The request was refused; `error` says why",
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    },
+)
+
+OPERATIONS: dict[str, dict[str, Any]] = {
+    "argocd_event": {
+        "operationId": "acceptArgocdEvent",
+        "summary": "Accept an Argo CD notification (the catalog's webhook body; ingest token)",
+        "requestBody": _request("ArgocdEvent"),
+        "responses": _ACCEPTED,
+    },
+    "lifecycle_event": {
+        "operationId": "acceptLifecycleEvent",
+        "summary": "Accept a signed cluster lifecycle transition",
+        "parameters": _SIGNED,
+        "requestBody": _request("LifecycleEvent"),
+        "responses": _ACCEPTED,
+    },
+    "external_event": {
+        "operationId": "acceptExternalEvent",
+        "summary": "Accept a signed event from any other system",
+        "parameters": _SIGNED,
+        "requestBody": _request("ExternalEvent"),
+        "responses": _ACCEPTED,
+    },
+    "list_silences": {
+        "operationId": "listSilences",
+        "summary": "Silences that have not expired (admin token)",
+        "responses": {"200": _json("SilenceList", "The silences")},
+    },
+    "create_silence": {
+        "operationId": "createSilence",
+        "summary": "Create a silence from matchers and a duration or an expiry time (admin token)",
+        "requestBody": _request("SilenceRequest"),
+        "responses": {"201": _json("Silence", "Created")},
+    },
+    "delete_silence": {
+        "operationId": "deleteSilence",
+        "summary": "Expire a silence now (admin token)",
+        "parameters": [{"name": "silence_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"204": {"description": "Deleted"}, "404": _ERROR},
+    },
+    "outbox": {
+        "operationId": "showOutbox",
+        "summary": "Outbox counts, the pending items and the dead-letter list (admin token)",
+        "parameters": [
+            {
+                "name": "limit",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
             }
+        ],
+        "responses": {"200": _json({"type": "object"}, "The outbox"), "400": _ERROR},
+    },
+    "replay": {
+        "operationId": "replayDeadLetter",
+        "summary": "Send a dead letter again: it is pending once more, with its attempts reset (admin token)",
+        "parameters": [_ITEM_ID],
+        "responses": {"202": _json("Replayed", "Queued again"), "404": _ERROR},
+    },
+    "healthz": {
+        "operationId": "health",
+        "summary": "Liveness and state-store reachability",
+        "responses": {"200": _json({"type": "object"}, "OK"), "503": _ERROR},
+    },
+    "metrics": {
+        "operationId": "metrics",
+        "summary": "Prometheus metrics",
+        "responses": {
+            "200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}}
         },
     },
 }
-
-schemas = SchemaGenerator(BASE)

@@ -94,6 +94,18 @@ if state == 'dead' then redis.call('ZADD', p .. 'idx:dead', h[3], id)
 else redis.call('ZADD', p .. 'idx:delivered', now, id) end
 return 1
 """
+_REPLAY = """
+local p, id, now = ARGV[1], ARGV[2], ARGV[3]
+local key = p .. 'item:' .. id
+local h = redis.call('HMGET', key, 'state', 'receiver', 'member', 'seq')
+if h[1] ~= 'dead' then return 0 end
+redis.call('HSET', key, 'state', 'pending', 'attempts', 0, 'not_before', now, 'next_attempt', now,
+  'claimed_until', 0, 'last_error', '', 'finished', '')
+redis.call('ZREM', p .. 'idx:dead', id)
+redis.call('ZADD', p .. 'idx:pending', h[4], id)
+redis.call('ZADD', p .. 'due:' .. h[2], now, h[3])
+return 1
+"""
 _STORM = """
 local p, cluster, app, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 redis.call('HSETNX', p .. 'storm:' .. cluster, 'started', now)
@@ -118,6 +130,7 @@ class RedisState:
         self._claim = client.register_script(_CLAIM)
         self._finish = client.register_script(_FINISH)
         self._storm = client.register_script(_STORM)
+        self._replay = client.register_script(_REPLAY)
 
     @classmethod
     async def open(cls, url: str) -> RedisState:
@@ -210,6 +223,9 @@ class RedisState:
 
     async def dead(self, item_id: str, attempts: int, error: str, now: float) -> None:
         await self._finish(args=[self.p, item_id, DEAD, _f(now), attempts, error])
+
+    async def replay(self, item_id: str, now: float) -> bool:
+        return bool(await self._replay(args=[self.p, item_id, _f(now)]))
 
     async def outbox(self, state: str, limit: int) -> list[OutboxItem]:
         index = self.p + "idx:" + state

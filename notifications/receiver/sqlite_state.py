@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from argocd_lifecycle.notifications.receiver import sqlite_files
 from argocd_lifecycle.notifications.receiver.silences import Silence
 from argocd_lifecycle.notifications.receiver.sqlite_commit import GroupCommit
 from argocd_lifecycle.notifications.receiver.state import (
@@ -75,8 +76,8 @@ class SqliteState:
     def open(cls, path: str, *, release_leases: bool = True) -> SqliteState:
         if not path:
             raise StateError("sqlite state needs a file: sqlite:///relative/file.db or sqlite:////abs/file.db")
+        sqlite_files.prepare(Path(path))
         try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -240,6 +241,15 @@ class SqliteState:
             "UPDATE outbox SET state = ?, attempts = ?, last_error = ?, finished = ?, claimed_until = 0 WHERE id = ?",
             (DEAD, attempts, error, now, item_id),
         )
+
+    async def replay(self, item_id: str, now: float) -> bool:
+        async with self.tx.write() as db:
+            changed = db.execute(
+                "UPDATE outbox SET state = ?, attempts = 0, not_before = ?, next_attempt = ?, last_error = '',"
+                " finished = NULL, claimed_until = 0 WHERE id = ? AND state = ?",
+                (PENDING, now, now, item_id, DEAD),
+            ).rowcount
+        return bool(changed)
 
     async def outbox(self, state: str, limit: int) -> list[OutboxItem]:
         order = "seq" if state == PENDING else "seq DESC"

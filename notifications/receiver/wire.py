@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TypedDict
 
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.http.json_body import parse_json
 from argocd_lifecycle.lifecycle_event import LifecycleEventBody
 
 
@@ -64,11 +64,9 @@ MAX_FIELD = 16 * 1024  # one string field; the whole body is capped at 1 MiB by 
 
 
 def parse_object(raw: bytes) -> dict[str, Any]:
-    """The JSON object in ``raw``; BadPayload for anything else."""
-    try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadPayload(f"body is not valid JSON: {exc}") from exc
+    """The JSON object in ``raw``; HttpError 400 for malformed or too deeply nested JSON, BadPayload for
+    any other value."""
+    data = parse_json(raw)
     if not isinstance(data, dict):
         raise BadPayload("body must be a JSON object")
     return data

@@ -22,6 +22,7 @@ from argocd_lifecycle.signing import sign
 from tests.integration.notifications.receiver import loopback
 
 TOKEN = "integration-token"
+ADMIN_TOKEN = "integration-admin-token"
 HMAC_SECRET = b"integration-hmac"
 CLI = Path(sys.executable).parent / "argocd-lifecycle"
 
@@ -59,6 +60,7 @@ def sinks() -> Iterator[dict[str, loopback.Sink]]:
 
 def receiver_config(tmp_path: Path, sinks: dict[str, loopback.Sink], extra: str = "") -> Path:
     (tmp_path / "token").write_text(TOKEN)
+    (tmp_path / "admin-token").write_text(ADMIN_TOKEN)
     (tmp_path / "hmac").write_bytes(HMAC_SECRET)
     (tmp_path / "dingtalk").write_text(sinks["dingtalk"].secret)
     (tmp_path / "audit").write_text(sinks["webhook"].secret)
@@ -67,6 +69,7 @@ def receiver_config(tmp_path: Path, sinks: dict[str, loopback.Sink], extra: str 
     path.write_text(
         f"""
 inbound: {{tokenFile: token, hmacSecretFile: hmac}}
+admin: {{tokenFile: admin-token}}
 dedupe: {{window: 30m}}
 storm: {{groupWait: 3s, groupInterval: 1h}}
 delivery: {{maxAttempts: 50, initialBackoff: 200ms, maxBackoff: 1s, timeout: 5s}}
@@ -89,8 +92,15 @@ routes:
 class ReceiverProcess:
     """One `argocd-lifecycle receiver serve` subprocess and a client for it."""
 
-    def __init__(self, config: Path, state: str, log: Path) -> None:
-        self.config, self.state, self.log = config, state, log
+    def __init__(
+        self,
+        config: Path,
+        state: str,
+        log: Path,
+        flags: tuple[str, ...] = (),
+        wrap: Callable[[list[str]], list[str]] = list,
+    ) -> None:
+        self.config, self.state, self.log, self.flags, self.wrap = config, state, log, flags, wrap
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -100,9 +110,9 @@ class ReceiverProcess:
         if not CLI.exists():
             pytest.fail(f"{CLI} is missing: run `make install`")
         argv = [str(CLI), "receiver", "serve", "--config", str(self.config), "--state", self.state]
-        argv += ["--listen", f"127.0.0.1:{self.port}"]
+        argv += ["--listen", f"127.0.0.1:{self.port}", *self.flags]
         with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.config.parent)
+            self.proc = subprocess.Popen(self.wrap(argv), stdout=log, stderr=subprocess.STDOUT, cwd=self.config.parent)
 
         def healthy() -> bool:
             assert self.proc is not None
@@ -143,7 +153,7 @@ class ReceiverProcess:
         return self.http.post("/v1/events/lifecycle", content=raw, headers=headers)
 
     def outbox(self) -> dict[str, Any]:
-        response = self.http.get("/v1/outbox", headers={"Authorization": f"Bearer {TOKEN}"})
+        response = self.http.get("/v1/outbox", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
         assert response.status_code == 200, response.text
         return dict(response.json())
 
@@ -156,9 +166,15 @@ class ReceiverProcess:
 def start_receiver(tmp_path: Path, sinks: dict[str, loopback.Sink]) -> Iterator[Callable[..., ReceiverProcess]]:
     started: list[ReceiverProcess] = []
 
-    def start(state: str | None = None, extra: str = "") -> ReceiverProcess:
+    def start(
+        state: str | None = None,
+        extra: str = "",
+        flags: tuple[str, ...] = (),
+        wrap: Callable[[list[str]], list[str]] = list,
+    ) -> ReceiverProcess:
         config = receiver_config(tmp_path, sinks, extra)
-        process = ReceiverProcess(config, state or f"sqlite:///{tmp_path}/state.db", tmp_path / "receiver.log")
+        state = state or f"sqlite:///{tmp_path}/state.db"
+        process = ReceiverProcess(config, state, tmp_path / "receiver.log", flags, wrap)
         started.append(process)
         return process.start()
 

@@ -1,6 +1,7 @@
 """Schemathesis generates requests from the live /openapi.json; the receiver must never answer 5xx
 and must answer as the document says. Signed operations get a valid signature over the generated
-body, so the fuzzing reaches the parsing and the pipeline rather than stopping at 401."""
+body and bearer operations the token of their role (ingest for Argo CD's route, admin for the rest), so
+the fuzzing reaches the parsing and the pipeline rather than stopping at 401/403."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from argocd_lifecycle.signing import sign
-from tests.integration.notifications.receiver.conftest import HMAC_SECRET, TOKEN
+from tests.integration.notifications.receiver.conftest import ADMIN_TOKEN, HMAC_SECRET, TOKEN
 
 SIGNED = {"/v1/events/lifecycle", "/v1/events/external"}
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -39,7 +40,8 @@ def test_fuzzing_the_api_finds_no_server_errors(start_receiver) -> None:
         @given(case=st.one_of(operation.as_strategy(), operation.as_strategy(GenerationMode.NEGATIVE)))
         def check(case) -> None:
             kwargs = case.as_transport_kwargs(base_url=receiver.url)
-            headers = {**kwargs.get("headers", {}), "Authorization": f"Bearer {TOKEN}"}
+            token = TOKEN if operation.path == "/v1/events/argocd" else ADMIN_TOKEN
+            headers = {**kwargs.get("headers", {}), "Authorization": f"Bearer {token}"}
             content = kwargs.get("data")
             if "json" in kwargs:
                 content = json.dumps(kwargs["json"]).encode()

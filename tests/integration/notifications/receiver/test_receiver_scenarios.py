@@ -8,7 +8,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tests.integration.notifications.receiver.conftest import TOKEN, wait_until
+from tests.integration.notifications.receiver.conftest import ADMIN_TOKEN, wait_until
 
 ALERT = {
     "trigger": "on-sync-failed",
@@ -84,7 +84,7 @@ def test_cluster_unreachable_with_200_app_alerts_is_one_collapsed_message(start_
 
 def test_silence_created_through_the_api_suppresses_and_expires(start_receiver, sinks) -> None:
     receiver = start_receiver()
-    auth = {"Authorization": f"Bearer {TOKEN}"}
+    auth = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
     silence = receiver.http.post(
         "/v1/silences",
         json={"matchers": {"app": ["shop"], "cluster": ["edge-7"]}, "duration": "2s", "comment": "deploy window"},
@@ -100,10 +100,10 @@ def test_silence_created_through_the_api_suppresses_and_expires(start_receiver, 
     assert apps == ["cart", "shop"]
 
 
-def test_wrong_token_bad_signature_stale_and_replay_are_401_and_deliver_nothing(start_receiver, sinks) -> None:
+def test_wrong_token_bad_signature_stale_and_replay_are_refused_and_deliver_nothing(start_receiver, sinks) -> None:
     receiver = start_receiver()
     lifecycle = {"reason": "ClusterReady", "cluster": "edge-7", "phase": "Ready", "since": "2026-01-01T00:00:00Z"}
-    assert receiver.argocd(ALERT, token="wrong").status_code == 401
+    assert receiver.argocd(ALERT, token="wrong").status_code == 403
     raw, headers = receiver.signed("/v1/events/lifecycle", lifecycle, secret=b"wrong")
     assert receiver.http.post("/v1/events/lifecycle", content=raw, headers=headers).status_code == 401
     raw, headers = receiver.signed("/v1/events/lifecycle", lifecycle, at=time.time() - 600)
@@ -116,7 +116,7 @@ def test_wrong_token_bad_signature_stale_and_replay_are_401_and_deliver_nothing(
     assert outbox["counts"]["delivered"] == 1  # only the one good request
     assert len(sinks["slack"].received) == 1
     metrics = receiver.http.get("/metrics").text
-    for reason in ("token", "signature_mismatch", "signature_stale", "replay"):
+    for reason in ("wrong_token", "signature_mismatch", "signature_stale", "replay"):
         assert f'argocd_lifecycle_receiver_events_rejected_total{{reason="{reason}"}} 1.0' in metrics
 
 
@@ -180,7 +180,7 @@ def test_redis_state_is_shared_by_two_replicas(start_receiver, sinks, redis_url)
     silence = second.http.post(
         "/v1/silences",
         json={"matchers": {"app": ["muted"]}, "duration": "1h"},
-        headers={"Authorization": f"Bearer {TOKEN}"},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
     )
     assert silence.status_code == 201
     assert first.argocd(alert(app="muted")).json()["status"] == "silenced"

@@ -117,6 +117,25 @@ async def test_replay_storm_flap_and_phase(store: StateStore) -> None:
     assert await store.cluster_phase("other") == ""
 
 
+async def test_a_dead_letter_is_replayed_once_and_delivered_in_turn(store: StateStore) -> None:
+    dead, other = item(title="dead"), item(title="other")
+    await store.record(Ingest("a", 60, [dead, other]), NOW)
+    assert (await store.claim("slack", NOW, 30)).id == dead.id  # type: ignore[union-attr]
+    await store.dead(dead.id, 12, "HTTP 410", NOW + 1)
+    assert not await store.replay(other.id, NOW + 2)  # pending, not dead: nothing to replay
+    assert not await store.replay("no-such-item", NOW + 2)
+    assert await store.replay(dead.id, NOW + 2)
+    assert not await store.replay(dead.id, NOW + 3)
+    assert await store.outbox(DEAD, 10) == []
+    (again,) = [i for i in await store.outbox(PENDING, 10) if i.id == dead.id]
+    assert (again.state, again.attempts, again.last_error, again.finished_at) == (PENDING, 0, "", None)
+    assert (await store.outbox_counts())[PENDING] == 2
+    # it is due now, behind the item that was due before it
+    assert (await store.claim("slack", NOW + 3, 30)).id == other.id  # type: ignore[union-attr]
+    await store.delivered(other.id, NOW + 3)
+    assert (await store.claim("slack", NOW + 4, 30)).id == dead.id  # type: ignore[union-attr]
+
+
 async def test_silences_persist_and_expire(store: StateStore) -> None:
     silence = silences.from_request({"matchers": {"app": ["shop"]}, "duration": "1h"}, NOW)
     await store.add_silence(silence)

@@ -8,6 +8,7 @@ import pytest
 from argocd_lifecycle.notifications.receiver import config as receiver_config
 
 TOKEN = "t0ken-for-tests"
+ADMIN_TOKEN = "admin-t0ken-for-tests"
 HMAC_SECRET = b"hmac-secret-for-tests"
 
 
@@ -31,6 +32,7 @@ def clock() -> Clock:
 
 def write_config(tmp_path: Path, body: str) -> Path:
     (tmp_path / "token").write_text(TOKEN + "\n")
+    (tmp_path / "admin-token").write_text(ADMIN_TOKEN + "\n")
     (tmp_path / "hmac").write_bytes(HMAC_SECRET)
     (tmp_path / "hook-secret").write_text("hook-secret\n")
     path = tmp_path / "receiver.yaml"
@@ -40,6 +42,7 @@ def write_config(tmp_path: Path, body: str) -> Path:
 
 BASIC = """
 inbound: {tokenFile: token, hmacSecretFile: hmac}
+admin: {tokenFile: admin-token}
 dedupe: {window: 30m}
 flap: {threshold: 3, window: 10m}
 storm: {groupWait: 10s, groupInterval: 5m}

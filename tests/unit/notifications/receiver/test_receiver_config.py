@@ -6,12 +6,13 @@ import pytest
 
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.notifications.receiver import config as receiver_config
-from tests.unit.notifications.receiver.conftest import BASIC, HMAC_SECRET, TOKEN, write_config
+from tests.unit.notifications.receiver.conftest import ADMIN_TOKEN, BASIC, HMAC_SECRET, TOKEN, write_config
 
 
 def test_loads_the_documented_example_with_secrets_from_files(tmp_path: Path) -> None:
     cfg = receiver_config.load(write_config(tmp_path, BASIC))
-    assert cfg.token == TOKEN and cfg.hmac_secret == HMAC_SECRET
+    assert cfg.ingest_token.matches(TOKEN) and cfg.hmac_secret == HMAC_SECRET
+    assert cfg.admin_token is not None and cfg.admin_token.matches(ADMIN_TOKEN)
     assert cfg.dedupe_window == 1800 and cfg.flap_threshold == 3
     assert [s.name for s in cfg.sinks] == ["ops-slack", "ops-dingtalk", "audit"]
     assert cfg.sinks[1].secret == b"hook-secret"
@@ -22,14 +23,16 @@ def test_loads_the_documented_example_with_secrets_from_files(tmp_path: Path) ->
 def test_reprs_hold_no_secrets(tmp_path: Path) -> None:
     cfg = receiver_config.load(write_config(tmp_path, BASIC))
     text = repr(cfg)
-    for secret in (TOKEN, HMAC_SECRET.decode(), "hook-secret", "access_token"):
+    for secret in (TOKEN, ADMIN_TOKEN, HMAC_SECRET.decode(), "hook-secret", "access_token"):
         assert secret not in text
 
 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (("tokenFile: token", "tokenFile: missing"), "inbound.tokenFile: cannot read"),
+        (("tokenFile: token,", "tokenFile: missing,"), "inbound.tokenFile: "),
+        (("tokenFile: admin-token", "tokenFile: missing"), "admin.tokenFile: "),
+        (("tokenFile: admin-token", "tokenFile: token"), "admin.tokenFile: holds the same token as inbound.tokenFile"),
         (("type: slack", "type: pager"), "receivers[0].type: must be one of"),
         (("receiver: ops-slack", "receiver: nobody"), "routes[1].receiver: 'nobody' is not one of"),
         (("severity: [critical]", "colour: [red]"), "routes[0].match.colour: unknown match key"),
@@ -65,3 +68,15 @@ def test_empty_secret_file_is_refused(tmp_path: Path) -> None:
 def test_not_yaml(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid YAML"):
         receiver_config.load(write_config(tmp_path, "inbound: [unclosed"))
+
+
+def test_the_admin_token_is_optional(tmp_path: Path) -> None:
+    cfg = receiver_config.load(write_config(tmp_path, BASIC.replace("admin: {tokenFile: admin-token}\n", "")))
+    assert cfg.admin_token is None
+
+
+def test_an_admin_token_equal_to_the_ingest_token_is_refused_even_from_another_file(tmp_path: Path) -> None:
+    path = write_config(tmp_path, BASIC)
+    (tmp_path / "admin-token").write_text(f"  {TOKEN}\n")
+    with pytest.raises(ConfigError, match=r"admin\.tokenFile: holds the same token as inbound\.tokenFile"):
+        receiver_config.load(path)

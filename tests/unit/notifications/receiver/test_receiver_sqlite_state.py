@@ -1,10 +1,12 @@
-"""SQLite specifics: group commit and checkpoints off the event loop."""
+"""SQLite specifics: group commit and checkpoints off the event loop, private files."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
+import stat
 import uuid
 from pathlib import Path
 
@@ -102,3 +104,36 @@ async def test_a_failed_change_rolls_back_alone_and_still_ends_the_transaction(t
     assert not store.db.in_transaction  # committed this turn, with the good change in it
     assert await store.seen("fp", 1.0) and not await store.seen("other", 1.0)
     await store.close()
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_state_files_are_created_private(tmp_path: Path) -> None:
+    folder = tmp_path / "new" / "state"
+    store = SqliteState.open(str(folder / "s.db"))
+    store.db.execute("CREATE TABLE probe (x)")  # a write, so the -wal and -shm files exist
+    assert _mode(folder) == 0o700
+    assert {p.name: _mode(p) for p in folder.iterdir()} == {"s.db": 0o600, "s.db-wal": 0o600, "s.db-shm": 0o600}
+
+
+def test_looser_files_of_an_older_version_are_tightened(tmp_path: Path) -> None:
+    SqliteState.open(str(tmp_path / "s.db")).db.close()
+    for name in ("s.db", "s.db-wal", "s.db-shm"):
+        (tmp_path / name).touch()
+        os.chmod(tmp_path / name, 0o644)
+    SqliteState.open(str(tmp_path / "s.db"))
+    assert {n: _mode(tmp_path / n) for n in ("s.db", "s.db-wal", "s.db-shm")} == dict.fromkeys(
+        ("s.db", "s.db-wal", "s.db-shm"), 0o600
+    )
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o1777])
+def test_a_folder_others_may_write_is_refused_and_left_alone(tmp_path: Path, mode: int) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, mode)
+    with pytest.raises(StateError, match=rf"sqlite state folder {shared} may be written by group or others"):
+        SqliteState.open(str(shared / "s.db"))
+    assert list(shared.iterdir()) == [] and _mode(shared) == mode
