@@ -94,13 +94,13 @@ class BenchFleet:
 
 
 def serve(port: int, token_file: Path, clusters: int) -> None:
-    import uvicorn
-
     from argocd_lifecycle.generators.service.app import build_app
     from argocd_lifecycle.generators.service.settings import ServiceSettings
+    from argocd_lifecycle.http import server
 
     app = build_app(BenchFleet(clusters), ServiceSettings.from_options(token_file=token_file))
-    uvicorn.run(app, host="127.0.0.1", port=port, workers=1, log_level="warning", access_log=False)
+    # served as `generator serve` serves it: uvloop, httptools with the HTTP layer's limits
+    server.run(server.serve(app, server.ServerSettings((("127.0.0.1", port),), log_level="warning")))
 
 
 def free_port() -> int:

@@ -6,7 +6,6 @@ serves the ASGI app on the same loop), with the blocking Kubernetes watch and Le
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -25,6 +24,8 @@ from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 from argocd_lifecycle.generators.settings import ServeSettings, parse_listen, parse_percent, receiver_secret
+from argocd_lifecycle.http import server
+from argocd_lifecycle.http.server import limits_from_options, server_options
 from argocd_lifecycle.times import parse_duration
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,13 @@ def _serve_options(func: Any) -> Any:
             envvar="ARGOCD_LIFECYCLE_NAMESPACE",
             help="Argo CD namespace.",
         ),
-        click.option("--listen", default="0.0.0.0:8080", show_default=True, help="HOST:PORT of the HTTP service."),
+        click.option(
+            "--listen",
+            multiple=True,
+            default=["127.0.0.1:8080"],
+            show_default=True,
+            help="HOST:PORT of the HTTP service, repeatable (loopback unless told; the chart adds the pod's IP).",
+        ),
         click.option("--probe-interval", type=dur, default="10s", show_default=True, help="Time between two probes."),
         click.option(
             "--probe-timeout", type=dur, default="5s", show_default=True, help="Timeout of each probe request."
@@ -107,9 +114,10 @@ def _serve_options(func: Any) -> Any:
 @_serve_options
 @service_options
 @capi_options
+@server_options
 def serve(**opts: Any) -> None:
     """Watch cluster Secrets, probe every cluster, run the lifecycle and serve the plugin generator."""
-    host, port = parse_listen(opts["listen"])
+    (host, port), *more_listen = (parse_listen(text) for text in opts["listen"])
     settings = ServeSettings(
         clusters_from=opts["clusters_from"],
         kubeconfig=str(opts["kubeconfig"]) if opts["kubeconfig"] else None,  # the client wants a str
@@ -117,6 +125,7 @@ def serve(**opts: Any) -> None:
         namespace=opts["namespace"],
         host=host,
         port=port,
+        more_listen=tuple(more_listen),
         lifecycle=LifecycleSettings(
             ready_after=opts["ready_after"],
             unreachable_after=opts["unreachable_after"],
@@ -132,6 +141,12 @@ def serve(**opts: Any) -> None:
         receiver_secret=receiver_secret(opts["receiver_secret_file"], opts["receiver_url"]),
         plugin_configmap=opts["plugin_configmap"],
         log_level=opts["log_level"],
+        limits=limits_from_options(
+            idle_timeout=opts["idle_timeout"],
+            header_timeout=opts["header_timeout"],
+            body_timeout=opts["body_timeout"],
+            max_connections=opts["max_connections"],
+        ),
         capi=CapiSettings.from_options(
             capi=opts["capi"],
             namespaces=opts["capi_namespaces"],
@@ -154,5 +169,5 @@ def serve(**opts: Any) -> None:
     # lands here and ends the process with status 0, as a requested shutdown should
     signal.signal(signal.SIGTERM, _terminated)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run(settings, service))
+        server.run(run(settings, service))
     log.info("stopped (pid %d)", os.getpid())

@@ -103,15 +103,13 @@ def _capi(kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Call
 
 
 async def run(settings: ServeSettings, service: ServiceSettings) -> None:
-    import uvicorn
+    from prometheus_client import REGISTRY
 
     from argocd_lifecycle.generators.service.app import build_app
+    from argocd_lifecycle.http import server
 
     fleet = await start_fleet(settings, FleetMetrics())
-    app: Any = build_app(fleet.engine, service)
-    config = uvicorn.Config(
-        app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(), access_log=False
-    )
+    app: Any = build_app(fleet.engine, service, registry=REGISTRY)  # beside the fleet's own metrics
     log.info(
         "serving on %s:%d; clusters from %s",
         settings.host,
@@ -119,6 +117,7 @@ async def run(settings: ServeSettings, service: ServiceSettings) -> None:
         settings.clusters_from or f"Secrets in namespace {settings.namespace}",
     )
     try:
-        await uvicorn.Server(config).serve()
+        addresses = ((settings.host, settings.port), *settings.more_listen)
+        await server.serve(app, server.ServerSettings(addresses, settings.limits, settings.log_level))
     finally:
         await fleet.aclose()

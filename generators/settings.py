@@ -7,7 +7,7 @@ values, each failure one UsageError or ConfigError naming the flag.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from argocd_lifecycle.errors import ConfigError, UsageError
@@ -15,6 +15,7 @@ from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.http import address as http_address
+from argocd_lifecycle.http.protocol import Limits
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,15 @@ class ServeSettings:
     log_level: str
     #: ``--capi``: register Cluster API clusters (None: off)
     capi: CapiSettings | None = None
+    #: timeouts and the connection bound of the HTTP server (``--idle-timeout`` ... ``--max-connections``)
+    limits: Limits = field(default_factory=Limits)
+    #: further ``--listen`` addresses after (host, port), such as loopback beside the pod's IP
+    more_listen: tuple[tuple[str, int], ...] = ()
 
 
 def parse_listen(text: str) -> tuple[str, int]:
-    """``--listen HOST:PORT``; a bare ``:PORT`` listens on every interface."""
-    return http_address.parse_listen(text, default_host="0.0.0.0")  # noqa: S104 - all interfaces by default
+    """``--listen HOST:PORT``; a bare ``:PORT`` listens on loopback only (the chart passes the pod's IP)."""
+    return http_address.parse_listen(text, default_host="127.0.0.1")
 
 
 def parse_percent(text: str, *, where: str) -> float:

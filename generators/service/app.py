@@ -1,75 +1,94 @@
-"""The plugin-generator HTTP service: a Starlette app serving a FleetView to Argo CD ApplicationSets.
+"""The plugin-generator HTTP service: a FleetView served to Argo CD ApplicationSets.
 
-Routes::
+Built the way every service here is (``core/http/service.py``): ``GeneratorService`` holds the state and
+its metrics (in the registry it is given), ``GeneratorService.endpoints`` is the route table::
 
-    POST /api/v1/getparams.execute   Argo CD's plugin generator protocol (bearer token)
+    POST /api/v1/getparams.execute   Argo CD's plugin generator protocol (bearer role "argocd")
     GET  /api/v1/clusters            the fleet as JSON (the fleet page's data)
     GET  /                           the fleet page
     GET  /healthz                    liveness
-    GET  /metrics                    Prometheus exposition of the default registry
-    GET  /openapi.json               OpenAPI document
+    GET  /metrics                    Prometheus exposition of the service's registry
+    GET  /openapi.json               the OpenAPI document (added by the layer)
 
-Every refusal is JSON ``{"message": ...}``: Argo CD shows that message on the ApplicationSet and keeps
-its Applications, where a 200 with fewer clusters would delete some.
+Every refusal is JSON ``{"message": ..., "reason": ...}``: Argo CD shows that message on the
+ApplicationSet and keeps its Applications, where a 200 with fewer clusters would delete some.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Mapping
+from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
 
-from argocd_lifecycle.generators.fleet.view import FleetView
+from argocd_lifecycle.generators.fleet.view import Baseline, FleetView, HoldReporter
 from argocd_lifecycle.generators.service.answers import Answer, ParamsService
 from argocd_lifecycle.generators.service.errors import (
     Forbidden,
+    InputError,
     PayloadTooLarge,
     ServiceError,
     Unauthorized,
 )
 from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document
-from argocd_lifecycle.generators.service.guard import MassDropRefused
+from argocd_lifecycle.generators.service.guard import DropSettling, MassDropRefused
 from argocd_lifecycle.generators.service.inputs import parse_request
-from argocd_lifecycle.generators.service.openapi import openapi_document
+from argocd_lifecycle.generators.service.openapi import INFO, OPERATIONS
 from argocd_lifecycle.generators.service.settings import ServiceSettings
-from argocd_lifecycle.http.body import BodyTooLarge, read_limited
-from argocd_lifecycle.http.tokens import presented_bearer
+from argocd_lifecycle.http.auth import BearerAuth
+from argocd_lifecycle.http.body import read_body
+from argocd_lifecycle.http.errors import HttpError
+from argocd_lifecycle.http.json_body import check_depth
+from argocd_lifecycle.http.service import Endpoint
+from argocd_lifecycle.http.service import build_app as build_service_app
 from argocd_lifecycle.logs import redact
 
 log = logging.getLogger(__name__)
+ROLE = "argocd"  # the one bearer role: Argo CD's ApplicationSet controller
+EXECUTE = "/api/v1/getparams.execute"
 
-REQUESTS = Counter("argocd_lifecycle_getparams_requests", "getparams.execute requests by HTTP status code", ["code"])
-DURATION = Histogram(
-    "argocd_lifecycle_getparams_duration_seconds",
-    "Time to answer getparams.execute",
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+# the most specific first: MassDropRefused and DropSettling are Unavailable
+_REASONS: tuple[tuple[type[ServiceError], str], ...] = (
+    (MassDropRefused, "mass_drop"),
+    (DropSettling, "drop_settling"),
+    (InputError, "bad_request"),
+    (PayloadTooLarge, "too_large"),
+    (Unauthorized, "missing_token"),
+    (Forbidden, "wrong_token"),
 )
-MASS_DROP_REFUSALS = Counter("argocd_lifecycle_getparams_mass_drop_refusals", "Answers refused by the mass-drop guard")
 
 
-def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"message": message}, status_code=status, headers=headers)
+def _http_error(exc: ServiceError) -> HttpError:
+    reason = next((word for kind, word in _REASONS if isinstance(exc, kind)), "unavailable")
+    return HttpError(exc.status, reason, exc.message)
 
 
-class _Auth:
-    def __init__(self, settings: ServiceSettings) -> None:
-        self._token = None if settings.insecure_no_auth else settings.token
-
-    def check(self, header: str | None) -> None:
-        if self._token is None:
-            return
-        presented = presented_bearer(header)
-        if presented is None:
-            raise Unauthorized("missing bearer token (send Authorization: Bearer <token>)")
-        if not self._token.matches(presented):
-            raise Forbidden("the bearer token does not match the configured token")
+class ServiceMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.requests = Counter(
+            "argocd_lifecycle_getparams_requests",
+            "getparams.execute requests by HTTP status code",
+            ["code"],
+            registry=registry,
+        )
+        self.duration = Histogram(
+            "argocd_lifecycle_getparams_duration_seconds",
+            "Time to answer getparams.execute",
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+            registry=registry,
+        )
+        self.mass_drop_refusals = Counter(
+            "argocd_lifecycle_getparams_mass_drop_refusals", "Answers refused by the mass-drop guard", registry=registry
+        )
+        self.held = Gauge(
+            "argocd_lifecycle_getparams_held",
+            "1 while the mass-drop guard holds the ApplicationSet's answer",
+            ["applicationset"],
+            registry=registry,
+        )
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:
@@ -88,69 +107,102 @@ def _answer_response(answer: Answer, accept_encoding: str) -> Response:
     return Response(answer.body, media_type="application/json", headers={"Vary": "Accept-Encoding"})
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    try:
-        return await read_limited(request.headers, request.stream(), limit)
-    except BodyTooLarge as exc:
-        raise PayloadTooLarge(exc.message) from exc
+class GeneratorService:
+    """Everything the service holds; the routes are its methods.
 
+    ``baseline`` is what the mass-drop guard compares answers with (the Applications cache; without
+    one, the answers this process gave), ``reporter`` where a held answer is told. ``registry`` takes
+    the service's metrics (``generator serve`` passes the process-wide one, where the fleet's are)."""
 
-def build_app(fleet: FleetView, settings: ServiceSettings) -> Starlette:
-    """The ASGI app; run it with uvicorn (one worker is plenty: answers are cached per fleet change)."""
-    service = ParamsService(
-        fleet, settings.policy, max_staleness=settings.max_staleness, max_drop_percent=settings.max_drop_percent
-    )
-    auth = _Auth(settings)
-    page = FleetPage(settings.page_refresh_seconds)
-    openapi = openapi_document()
+    def __init__(
+        self,
+        fleet: FleetView,
+        settings: ServiceSettings,
+        *,
+        baseline: Baseline | None = None,
+        reporter: HoldReporter | None = None,
+        registry: CollectorRegistry | None = None,
+    ) -> None:
+        self.fleet, self.settings = fleet, settings
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        self.metrics = ServiceMetrics(self.registry)
+        self.params = ParamsService(
+            fleet,
+            settings.policy,
+            max_staleness=settings.max_staleness,
+            max_drop_percent=settings.max_drop_percent,
+            baseline=baseline,
+            reporter=reporter,
+            settle=settings.drop_settle,
+        )
+        self.auth = BearerAuth({ROLE: settings.token}, unauthenticated=[ROLE] if settings.insecure_no_auth else [])
+        self.page = FleetPage(settings.page_refresh_seconds)
+        self._held_shown: set[str] = set()
 
-    async def execute(request: Request) -> Response:
-        started = time.perf_counter()
+    def _show_held(self, appset: str) -> None:
+        if appset in self.params.guard.held():
+            self._held_shown.add(appset)
+            self.metrics.held.labels(appset).set(1)
+        elif appset in self._held_shown:
+            self.metrics.held.labels(appset).set(0)
+
+    async def execute(self, request: Request) -> Response:
+        body = await read_body(request, self.settings.max_body_bytes)
+        check_depth(body)
+        wanted = parse_request(body)
         try:
-            auth.check(request.headers.get("authorization"))
-            body = await _read_body(request, settings.max_body_bytes)
-            result = service.execute(parse_request(body))
-            response: Response = _answer_response(result, request.headers.get("accept-encoding", ""))
-        except ServiceError as exc:
-            if isinstance(exc, MassDropRefused):
-                MASS_DROP_REFUSALS.inc()
-            level = logging.WARNING if exc.status >= 500 else logging.INFO
-            log.log(level, "getparams.execute %d: %s", exc.status, redact(exc.message))
-            headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
-            response = _error(exc.status, exc.message, headers)
-        REQUESTS.labels(str(response.status_code)).inc()
-        DURATION.observe(time.perf_counter() - started)
-        return response
+            result = self.params.execute(wanted)
+        finally:
+            self._show_held(wanted.appset)
+        return _answer_response(result, request.headers.get("accept-encoding", ""))
 
-    async def clusters(request: Request) -> Response:
-        return JSONResponse(fleet_document(fleet))
+    def _observe_execute(self, status: int, seconds: float) -> None:
+        self.metrics.requests.labels(str(status)).inc()
+        self.metrics.duration.observe(seconds)
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "synced": fleet.synced()})
+    async def clusters(self, request: Request) -> Response:
+        return JSONResponse(fleet_document(self.fleet))
 
-    async def fleet_html(request: Request) -> Response:
-        return HTMLResponse(page.render(fleet))
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok", "synced": self.fleet.synced()})
 
-    async def metrics(request: Request) -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    async def fleet_html(self, request: Request) -> Response:
+        return HTMLResponse(self.page.render(self.fleet))
 
-    async def openapi_json(request: Request) -> Response:
-        return JSONResponse(openapi)
+    async def metrics_endpoint(self, request: Request) -> Response:
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return _error(exc.status_code, str(exc.detail), exc.headers)
+    def endpoints(self) -> list[Endpoint]:
+        ops = OPERATIONS
+        return [
+            Endpoint(
+                "POST", EXECUTE, self.execute, ops["execute"], role=ROLE, body=True, observe=self._observe_execute
+            ),
+            Endpoint("GET", "/api/v1/clusters", self.clusters, ops["clusters"]),
+            Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),
+            Endpoint("GET", "/metrics", self.metrics_endpoint, ops["metrics"]),
+            Endpoint("GET", "/", self.fleet_html, ops["fleet_page"]),
+        ]
 
-    async def server_error(request: Request, exc: Exception) -> Response:
-        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, redact(str(exc)))
-        return _error(500, f"internal error: {type(exc).__name__}")
+    def on_error(self, request: Request, error: HttpError) -> None:
+        if error.reason == "mass_drop":
+            self.metrics.mass_drop_refusals.inc()
+        level = logging.WARNING if error.status >= 500 else logging.INFO
+        log.log(level, "%s %s %d: %s", request.method, request.url.path, error.status, redact(error.message))
 
-    routes = [
-        Route("/api/v1/getparams.execute", execute, methods=["POST"]),
-        Route("/api/v1/clusters", clusters, methods=["GET"]),
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/metrics", metrics, methods=["GET"]),
-        Route("/openapi.json", openapi_json, methods=["GET"]),
-        Route("/", fleet_html, methods=["GET"]),
-    ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
+
+def build_app(
+    fleet: FleetView,
+    settings: ServiceSettings,
+    *,
+    baseline: Baseline | None = None,
+    reporter: HoldReporter | None = None,
+    registry: CollectorRegistry | None = None,
+) -> Starlette:
+    """The ASGI app; serve it with ``core/http/server.py`` (one worker is plenty: answers are cached per
+    fleet change)."""
+    service = GeneratorService(fleet, settings, baseline=baseline, reporter=reporter, registry=registry)
+    translations: dict[type[Exception], Any] = {ServiceError: _http_error}
+    return build_service_app(
+        INFO, service.endpoints(), auth=service.auth, translations=translations, on_error=service.on_error
+    )

@@ -1,10 +1,14 @@
-"""The OpenAPI document of the plugin-generator service (served at ``/openapi.json``)."""
+"""What the plugin-generator service's OpenAPI document says: its schemas and one operation per endpoint.
+The document itself (``/openapi.json``) is generated from the endpoint table (``GeneratorService.endpoints``
+in app.py) by ``core/http/openapi.py``, which adds the refusals every service shares (401/403 for the
+bearer role, 400/408/413 for a body) and the error schema."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from argocd_lifecycle import __version__
+from argocd_lifecycle.http.service import ServiceInfo
 from argocd_lifecycle.model import Phase
 
 _STRING = {"type": "string"}
@@ -30,10 +34,9 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-_ERROR = _json(_ref("Error"), "refused; message says why")
+_ERROR = {"$ref": "#/components/responses/Error"}
 
 _SCHEMAS: dict[str, Any] = {
-    "Error": _object(["message"], {"message": _STRING}),
     "LabelSelector": {
         "type": "object",
         "nullable": True,
@@ -180,51 +183,41 @@ _SCHEMAS: dict[str, Any] = {
 }
 
 
-def openapi_document() -> dict[str, Any]:
-    return {
-        "openapi": "3.0.3",
-        "info": {
-            "title": "argocd-lifecycle plugin generator",
-            "version": __version__,
-            "description": "Argo CD ApplicationSet plugin generator serving the cluster fleet with its lifecycle.",
+INFO = ServiceInfo(
+    title="argocd-lifecycle plugin generator",
+    version=__version__,
+    description="Argo CD ApplicationSet plugin generator serving the cluster fleet with its lifecycle.",
+    components={"schemas": _SCHEMAS},
+)
+
+OPERATIONS: dict[str, dict[str, Any]] = {
+    "execute": {
+        "operationId": "getParams",
+        "summary": "Parameter sets for an ApplicationSet (Argo CD plugin generator protocol)",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("ParamsRequest")}}},
+        "responses": {
+            "200": _json(_ref("ParamsResponse"), "one parameter set per admitted cluster"),
+            "503": _ERROR,
         },
-        "components": {
-            "schemas": _SCHEMAS,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-        },
-        "paths": {
-            "/api/v1/getparams.execute": {
-                "post": {
-                    "operationId": "getParams",
-                    "summary": "Parameter sets for an ApplicationSet (Argo CD plugin generator protocol)",
-                    "security": [{"bearer": []}],
-                    "requestBody": {
-                        "required": True,
-                        "content": {"application/json": {"schema": _ref("ParamsRequest")}},
-                    },
-                    "responses": {
-                        "200": _json(_ref("ParamsResponse"), "one parameter set per admitted cluster"),
-                        "400": _ERROR,
-                        "401": _ERROR,
-                        "403": _ERROR,
-                        "413": _ERROR,
-                        "503": _ERROR,
-                    },
-                }
-            },
-            "/api/v1/clusters": {
-                "get": {
-                    "operationId": "listClusters",
-                    "summary": "Every known cluster with its phase (the fleet page's data)",
-                    "responses": {"200": _json(_ref("FleetDocument"), "the fleet")},
-                }
-            },
-            "/healthz": {
-                "get": {
-                    "operationId": "health",
-                    "summary": "Liveness",
-                    "responses": {"200": _json(_ref("Health"), "the process serves")},
-                }
-            },
-        },
-    }
+    },
+    "clusters": {
+        "operationId": "listClusters",
+        "summary": "Every known cluster with its phase (the fleet page's data)",
+        "responses": {"200": _json(_ref("FleetDocument"), "the fleet")},
+    },
+    "healthz": {
+        "operationId": "health",
+        "summary": "Liveness",
+        "responses": {"200": _json(_ref("Health"), "the process serves")},
+    },
+    "metrics": {
+        "operationId": "metrics",
+        "summary": "Prometheus metrics",
+        "responses": {"200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": _STRING}}}},
+    },
+    "fleet_page": {
+        "operationId": "fleetPage",
+        "summary": "The fleet page (server-rendered HTML)",
+        "responses": {"200": {"description": "the page", "content": {"text/html": {"schema": _STRING}}}},
+    },
+}

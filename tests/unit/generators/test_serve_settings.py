@@ -21,8 +21,8 @@ def test_parse_percent_rejects(text: str) -> None:
         parse_percent(text, where="--min-nodes-ready")
 
 
-def test_a_bare_port_listens_on_every_interface() -> None:
-    assert parse_listen(":8080") == ("0.0.0.0", 8080)
+def test_a_bare_port_listens_on_loopback_only() -> None:
+    assert parse_listen(":8080") == ("127.0.0.1", 8080)
     assert parse_listen("127.0.0.1:9") == ("127.0.0.1", 9)
     with pytest.raises(UsageError, match="--listen"):
         parse_listen("127.0.0.1")
@@ -47,3 +47,11 @@ def test_a_missing_or_empty_secret_file_is_a_config_error_naming_it(
     with pytest.raises(ConfigError, match=message) as caught:
         receiver_secret(secret, "http://127.0.0.1:1/v1/events/lifecycle")
     assert str(secret) in caught.value.message and "--receiver-secret-file" in caught.value.message
+
+
+def test_serve_listens_on_loopback_unless_told_and_takes_several_addresses() -> None:
+    from argocd_lifecycle.generators.cli import serve
+
+    assert serve.make_context("serve", []).params["listen"] == ("127.0.0.1:8080",)
+    params = serve.make_context("serve", ["--listen", "10.1.2.3:8080", "--listen", "127.0.0.1:8080"]).params
+    assert params["listen"] == ("10.1.2.3:8080", "127.0.0.1:8080")

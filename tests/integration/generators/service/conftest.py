@@ -1,4 +1,5 @@
-"""A real uvicorn server on 127.0.0.1 serving build_app over an in-memory fleet, in a thread."""
+"""A real uvicorn server on 127.0.0.1 (with the HTTP layer's protocol and settings) serving build_app over
+an in-memory fleet, in a thread."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import uvicorn
 
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.settings import ServiceSettings
+from argocd_lifecycle.http.server import ServerSettings, uvicorn_config
 from tests.unit.generators.service.fleet_fixture import MemoryFleet, sample_fleet
 
 TOKEN = "integration-token-0815"
@@ -39,7 +41,10 @@ def live_service(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Liv
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    # served the way `generator serve` serves it: our protocol, limits and uvicorn settings
+    server = uvicorn.Server(
+        uvicorn_config(app, ServerSettings((("127.0.0.1", port),), log_level="warning"), lifespan="off")
+    )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
