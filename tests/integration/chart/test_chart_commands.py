@@ -31,7 +31,11 @@ def test_container_args_parse_with_the_real_commands(scenario: str) -> None:
         assert "command" not in container  # the image's one entrypoint, argocd-lifecycle
         args = container["args"]
         ctx = command_for(args).make_context(args[1], list(args[2:]))
-        assert ctx.params["listen"] == f"0.0.0.0:{container['ports'][0]['containerPort']}"
+        port = container["ports"][0]["containerPort"]
+        if args[0] == "generator":  # the pod's IP (expanded by the kubelet) and loopback, not every address
+            assert ctx.params["listen"] == (f"$(POD_IP):{port}", f"127.0.0.1:{port}")
+        else:
+            assert ctx.params["listen"] == f"0.0.0.0:{port}"
 
 
 def test_generator_settings_reach_the_command() -> None:
@@ -73,3 +77,30 @@ def test_secret_init_args_parse_with_the_real_command() -> None:
         assert command is not None
         params = command.make_context(args[0], list(args[1:])).params
         assert params["namespace"] == "argocd" and params["keys"]
+
+
+def test_the_receiver_admin_token_comes_from_its_own_secret(tmp_path: Path) -> None:
+    from argocd_lifecycle.notifications.receiver import config as receiver_config
+
+    values = ("all-enabled-values.yaml",)
+    assert "admin" not in yaml.safe_load(
+        one(render(values=values), "ConfigMap", "argocd-lifecycle-receiver")["data"]["config.yaml"]
+    )  # without a Secret the administration routes are off
+    docs = render(values=values, sets=("receiver.admin.existingSecret=receiver-admin",))
+    data = yaml.safe_load(one(docs, "ConfigMap", "argocd-lifecycle-receiver")["data"]["config.yaml"])
+    assert data["admin"] == {"tokenFile": "/etc/argocd-lifecycle/receiver/admin/token"}
+    pod = one(docs, "Deployment", "argocd-lifecycle-receiver")["spec"]["template"]["spec"]
+    mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+    volume = next(v for v in pod["volumes"] if v["name"] == "admin")["secret"]
+    assert mounts["admin"] == "/etc/argocd-lifecycle/receiver/admin"
+    assert volume == {"secretName": "receiver-admin", "items": [{"key": "token", "path": "token"}]}
+    # and the rendered config, with the files the pod would mount, passes the receiver's parser
+    root = "/etc/argocd-lifecycle/receiver"
+    data = yaml.safe_load(yaml.safe_dump(data).replace(root, str(tmp_path)))
+    files = [data["inbound"]["tokenFile"], data["inbound"]["hmacSecretFile"], data["admin"]["tokenFile"]]
+    files += [r[k] for r in data["receivers"] for k in ("urlFile", "secretFile") if k in r]
+    for number, path in enumerate(files):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text("https://sink.example/hook" if path.endswith("url") else f"s3cr3t-{number}")
+    parsed = receiver_config.parse(data, "config.yaml", tmp_path)
+    assert parsed.admin_token is not None and parsed.admin_token.matches("s3cr3t-2")

@@ -134,7 +134,8 @@ def test_receiver_wiring() -> None:
     assert mounts["/data"] == "data"
     claim = next(v for v in pod["volumes"] if v["name"] == "data")["persistentVolumeClaim"]["claimName"]
     assert one(docs, "PersistentVolumeClaim", claim)["spec"]["resources"]["requests"]["storage"] == "2Gi"
-    assert container["args"][container["args"].index("--state") + 1] == "sqlite:///data/state.db"
+    # absolute (the pod's working directory is /tmp), on the volume, in a folder the receiver makes 0700
+    assert container["args"][container["args"].index("--state") + 1] == "sqlite:////data/state/state.db"
     assert receiver["spec"]["strategy"]["type"] == "Recreate"
     # the generator signs lifecycle events with the receiver's HMAC secret
     generator = one(docs, "Deployment", "argocd-lifecycle-generator")["spec"]["template"]["spec"]
