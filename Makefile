@@ -64,6 +64,13 @@ demo-render: install
 	@tools/build.sh helm kustomize
 	$(PY) -m argocd_lifecycle.plugin.demo
 
+# The chaos soak of deletion safety on real Argo CD (outside `make test`; README "Mass-drop guard").
+SEEDS ?= 1 2 3
+EVENTS ?= 500
+CLUSTERS ?= 30
+soak: system install tools
+	$(PY) -m tests.e2e.soak $(foreach s,$(SEEDS),--seed $(s)) --events $(EVENTS) --clusters $(CLUSTERS)
+
 bench: install tools
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 

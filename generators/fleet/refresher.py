@@ -3,18 +3,24 @@
 Argo CD re-runs a generator only every ``requeueAfterSeconds`` (30 minutes by default), so after a
 phase change or a departure every ApplicationSet with a plugin generator (nested in matrix/merge too)
 gets the ``argocd.argoproj.io/application-set-refresh: "true"`` annotation. A burst of transitions is
-coalesced into one round, and only the leader patches, so Applications follow within seconds.
+coalesced into one round, and only the leader patches, so Applications follow within seconds. Each
+request also stamps ``argocd-lifecycle.io/refresh-requested``: Argo CD reconciles only when an annotation
+changes, and after a refused answer it leaves its refresh annotation in place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
 from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
-from argocd_lifecycle.model import Annotation
+from argocd_lifecycle.model import PREFIX, Annotation
+from argocd_lifecycle.times import format_rfc3339
+
+REQUESTED = PREFIX + "refresh-requested"
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +75,12 @@ class AppSetRefresher:
         return names
 
     def refresh_one(self, name: str) -> None:
-        """Ask one ApplicationSet to call its generators again (blocking; any replica may)."""
+        """Ask one ApplicationSet to call its generators again (blocking; any replica may).
+
+        Argo CD removes its refresh annotation only after a reconcile that succeeded, and reconciles only
+        when an annotation changes: after a refused answer the annotation stays, and setting it again
+        would change nothing. So each request also stamps ``refresh-requested`` with the time."""
+        annotations = {Annotation.APPSET_REFRESH: "true", REQUESTED: format_rfc3339(time.time(), micro=True)}
         self.kube.call(
             f"refresh ApplicationSet {self.namespace}/{name}",
             self.kube.custom.patch_namespaced_custom_object,
@@ -78,7 +89,7 @@ class AppSetRefresher:
             self.namespace,
             "applicationsets",
             name,
-            {"metadata": {"annotations": {Annotation.APPSET_REFRESH: "true"}}},
+            {"metadata": {"annotations": annotations}},
             _content_type=MERGE_PATCH,
         )
 

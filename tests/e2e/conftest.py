@@ -14,6 +14,7 @@ from typing import TypeVar
 import pytest
 
 from tests.e2e.e2e_harness import paths
+from tests.e2e.e2e_harness.fleet import Rig, start_rig
 from tests.e2e.e2e_harness.loop import Loop, start_loop
 from tests.e2e.e2e_harness.platform import Platform, start_platform
 from tests.e2e.e2e_harness.procs import HarnessError
@@ -72,3 +73,20 @@ def timings(platform: Platform) -> Iterator[dict[str, float]]:
         yield measured
     finally:
         (paths.ARTIFACTS / "timings.json").write_text(json.dumps(measured, indent=2) + "\n")
+
+
+#: clusters of the fleet rig the mass-drop guard scenarios and the short soak share
+RIG_CLUSTERS = 8
+
+
+@pytest.fixture(scope="session")
+def rig(platform: Platform) -> Iterator[Rig]:
+    """Loopback clusters, two generator replicas behind a balancer, a receiver, the ApplicationSet ``soak``
+    (it stops the one-cluster loop's generator: the scenarios using it run first, by file order)."""
+    sink = Sink()
+    started = _started("the fleet rig", lambda: start_rig(platform, sink, RIG_CLUSTERS), sink.close)
+    try:
+        yield started
+    finally:
+        started.close()
+        sink.close()

@@ -41,8 +41,9 @@ class Receiver:
     hmac_file: Path
 
 
-def start_receiver(platform: Platform, sink: Sink) -> Receiver:
-    folder = platform.scratch / "receiver"
+def start_receiver(platform: Platform, sink: Sink, *, name: str = "receiver") -> Receiver:
+    """``name`` is its folder and process name (a second receiver keeps its own state)."""
+    folder = platform.scratch / name
     folder.mkdir(exist_ok=True)
     token = secrets.token_urlsafe(24)
     _secret_file(folder / "token", token)
@@ -63,7 +64,7 @@ def start_receiver(platform: Platform, sink: Sink) -> Receiver:
     (folder / "config.yaml").write_text(yaml.safe_dump(config))
     argv = [str(platform.binaries.cli), "receiver", "serve", "--config", str(folder / "config.yaml"),
             "--listen", f"127.0.0.1:{port}", "--state", f"sqlite:///{folder / 'state.db'}"]  # fmt: skip
-    proc = platform.sup.start("receiver", argv)
+    proc = platform.sup.start(name, argv)
     platform.sup.wait_ready(proc, lambda: http_ok(f"http://127.0.0.1:{port}/healthz"), timeout=30)
     return Receiver(f"http://127.0.0.1:{port}", token, hmac_file)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from argocd_lifecycle.generators.fleet.refresher import REQUESTED
 from argocd_lifecycle.model import Annotation
 from tests.integration.generators.fake_kube_api import FakeKubeAPI
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
@@ -77,6 +78,14 @@ def test_transitions_are_posted_signed_and_refresh_plugin_appsets(api: FakeKubeA
             await eventually(lambda: refreshed("fleet"), "refreshed again after the next transition")
             await eventually(lambda: receiver.accepted[-1]["reason"] == "ClusterUnreachable", "unreachable posted")
             assert receiver.accepted[-1]["previousPhase"] == "Ready"
+            # a refused answer leaves Argo CD's annotation in place: each request must still change the object
+            stamp = api.store["applicationsets"]["fleet"]["metadata"]["annotations"][REQUESTED]
+            edge.start()
+            await eventually(lambda: phase_of(fleet, "edge") == "Ready", "edge recovered")
+            await eventually(
+                lambda: api.store["applicationsets"]["fleet"]["metadata"]["annotations"][REQUESTED] != stamp,
+                "a new refresh-requested stamp beside the refresh annotation that was still there",
+            )
         finally:
             await fleet.aclose()
             edge.stop()

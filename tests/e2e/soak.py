@@ -1,0 +1,377 @@
+"""Chaos soak of deletion safety on the e2e platform (``make soak``; a short run is in the e2e tier).
+
+Real etcd, kube-apiservers, Argo CD's ApplicationSet, application and notifications controllers, two
+``generator serve`` replicas with leader election and the receiver (tests/e2e/e2e_harness/fleet.py),
+with many loopback clusters. Random events, drawn with a seeded generator so a seed repeats the same
+sequence: outage, flap, recovery, upgrade, generator restart, leader failover, Secret deleted after a
+decommission, Secret deleted without one, several Secrets deleted at once, selector edit, label change;
+plus the upkeep a fleet needs (a deleted cluster registered again, a held answer released by restoring
+what was lost or by ``allowMassDrop``). After every event it checks every Application Argo CD deleted
+against the model's verdict (soak_model.py) and waits for the system to settle.
+
+    python -m tests.e2e.soak --seed 1 --events 500 --clusters 30     # results on stdout, progress on stderr
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from tests.e2e.e2e_harness.fleet import COUNTED, PREFIX, Rig
+from tests.e2e.e2e_harness.guard import HELD, DeletionWatch, appset_error, held_messages
+from tests.e2e.e2e_harness.procs import HarnessError, wait_until
+from tests.e2e.soak_analysis import Episodes, outage_episodes
+from tests.e2e.soak_model import AWAY, HOME, Model, Verdict
+
+WEIGHTS = {
+    "outage": 12, "flap": 7, "recovery": 12, "upgrade": 6, "generator restart": 3, "leader failover": 3,
+    "Secret deleted after decommission": 5, "Secret deleted without it": 5, "several Secrets deleted at once": 4,
+    "selector edit": 5, "label change": 7,
+}  # fmt: skip
+UPKEEP = ("cluster registered again", "held answer released")
+SETTLE_TIMEOUT = 60.0
+COOLDOWN = 20.0  # seconds between a cluster's recovery and its next outage, so episodes stay apart
+
+
+@dataclass
+class Report:
+    seed: int
+    clusters: int
+    counts: Counter[str] = field(default_factory=Counter)
+    deletions: Counter[str] = field(default_factory=Counter)
+    wrongful: list[str] = field(default_factory=list)
+    held_expected: int = 0
+    held_told: int = 0
+    held_events: int = 0
+    refusals: float = 0.0
+    unsettled: int = 0
+    episodes: Episodes | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        e = self.episodes
+        return not self.wrongful and e is not None and e.max_down <= 1 and e.max_recovered <= 1
+
+    def lines(self) -> list[str]:
+        issue = sum(n for k, n in self.counts.items() if k in WEIGHTS)
+        e = self.episodes or Episodes()
+        return [
+            f"seed {self.seed}: {self.clusters} clusters, {sum(self.counts.values())} events ({issue} of the "
+            f"listed kinds, {self.counts['cluster registered again']} re-registrations, "
+            f"{self.counts['held answer released']} releases) in {self.seconds / 60:.1f} min",
+            "events: " + ", ".join(f"{k} {self.counts[k]}" for k in [*WEIGHTS, *UPKEEP]),
+            f"deletions after an explicit departure: {self.deletions['explicit departure']}",
+            f"deletions in an allowed drop: {self.deletions['drop within the threshold']} within the threshold, "
+            f"{self.deletions['allowMassDrop']} with allowMassDrop",
+            f"wrongful deletions: {len(self.wrongful)}" + "".join(f"\n  {w}" for w in self.wrongful),
+            f"outage episodes: {e.count}; messages per episode: down {e.histogram('down')}, "
+            f"recovered {e.histogram('recovered')} (max {e.max_down} and {e.max_recovered})",
+            f"guard refusals: {self.refusals:.0f} (held episodes expected {self.held_expected}, told "
+            f"{self.held_told}, MassDropHeld Events {self.held_events})",
+            f"unsettled waits: {self.unsettled}",
+            "result: " + ("PASS" if self.ok else "FAIL"),
+        ]
+
+
+class Soak:
+    def __init__(self, rig: Rig, seed: int, events: int, progress: TextIO = sys.stderr) -> None:
+        self.rig, self.rng, self.events, self.progress = rig, random.Random(seed), events, progress
+        self.model = Model(sorted(rig.clusters))
+        self.report = Report(seed, len(rig.clusters))
+        self.watch = DeletionWatch(rig)
+        self.seen = 0
+        self.holding = False
+        self.recovered_at: dict[str, float] = {}
+        self.told_before = len(held_messages(rig))
+        self.events_before = rig.appset_events("MassDropHeld")
+        self.refused_before = rig.total(COUNTED[0])
+        self.by_server = {f.url: name for name, f in rig.clusters.items()}
+        # every listed kind once first, in a seeded order, so that a short run covers them all
+        self.first = self.rng.sample(list(WEIGHTS), len(WEIGHTS))
+
+    # -- the run ---------------------------------------------------------------------------------------
+    def run(self) -> Report:
+        started = time.monotonic()
+        for i in range(self.events):
+            kind = self._pick()
+            self.report.counts[kind] += 1
+            self._log(f"event {i + 1}/{self.events}: {kind}")
+            self._do(kind)
+            self._check(i + 1, kind)
+        for name in sorted(self.model.down):  # the fleet whole again before the messages are counted
+            self._recover(name)
+        time.sleep(20)  # late alerts of the last episodes
+        self._check(self.events, "end")
+        self.watch.close()
+        r = self.report
+        r.seconds = time.monotonic() - started
+        r.held_told = len(held_messages(self.rig)) - self.told_before
+        r.held_events = self.rig.appset_events("MassDropHeld") - self.events_before
+        r.refusals = self.rig.total(COUNTED[0]) - self.refused_before
+        r.episodes = outage_episodes(self.rig.sink.messages(), self.by_server)
+        return r
+
+    def _log(self, message: str) -> None:
+        self.progress.write(f"[soak {time.strftime('%H:%M:%S')}] {message}\n")
+        self.progress.flush()
+
+    def _pick(self) -> str:
+        m = self.model
+        if self.holding and self.rng.random() < 0.4:
+            return "held answer released"
+        while self.first:
+            kind = self.first.pop()
+            if self._possible(kind):
+                return kind
+        missing = [c for c in m.clusters if c not in m.present]
+        if missing and (len(m.present) < 0.7 * len(m.clusters) or self.rng.random() < 0.15):
+            return "cluster registered again"
+        kinds = [k for k in WEIGHTS if self._possible(k)]
+        return self.rng.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
+
+    def _possible(self, kind: str) -> bool:
+        m = self.model
+        if kind == "recovery":
+            return bool(m.down)
+        if kind in ("outage", "flap"):
+            return bool(self._calm()) and len(m.down) < len(m.clusters) // 2
+        if kind in ("Secret deleted after decommission", "Secret deleted without it", "label change", "upgrade"):
+            return bool(self._steady())
+        if kind == "several Secrets deleted at once":
+            return len(self._steady()) >= 2
+        return True
+
+    def _steady(self) -> list[str]:
+        """Registered clusters no other event is changing right now."""
+        m = self.model
+        return sorted(m.present - m.decommissioning - m.upgrading)
+
+    def _calm(self) -> list[str]:
+        now = time.monotonic()
+        return [c for c in self._steady() if c not in self.model.down and now - self.recovered_at.get(c, 0) > COOLDOWN]
+
+    def _do(self, kind: str) -> None:
+        actions: dict[str, Callable[[], None]] = {
+            "outage": self._outage, "flap": self._flap,
+            "recovery": lambda: self._recover(self._choice(self.model.down)),
+            "upgrade": self._upgrade, "generator restart": self._restart, "leader failover": self._failover,
+            "Secret deleted after decommission": self._decommission_delete,
+            "Secret deleted without it": lambda: self._delete([self._choice(self._steady())]),
+            "several Secrets deleted at once": self._mass_delete, "selector edit": self._selector_edit,
+            "label change": self._label_change, "cluster registered again": self._register_again,
+            "held answer released": self._release,
+        }  # fmt: skip
+        try:
+            actions[kind]()
+        except HarnessError as exc:  # a wait that ran out: noted, the run goes on
+            self.report.unsettled += 1
+            self._log(f"  not settled: {exc}")
+
+    def _choice(self, names: set[str] | list[str]) -> str:
+        return self.rng.choice(sorted(names))
+
+    # -- events ----------------------------------------------------------------------------------------
+    def _outage(self) -> None:
+        name = self._choice(self._calm())
+        self.rig.clusters[name].down()
+        self.model.down.add(name)
+
+    def _recover(self, name: str) -> None:
+        self.rig.clusters[name].up()
+        self.model.down.discard(name)
+        self.recovered_at[name] = time.monotonic()
+
+    def _flap(self) -> None:
+        name = self._choice(self._calm())
+        forward = self.rig.clusters[name]
+        for _ in range(self.rng.randint(3, 5)):
+            forward.down()
+            time.sleep(self.rng.uniform(0.3, 1.5))
+            forward.up()
+            time.sleep(self.rng.uniform(0.3, 1.5))
+        self.recovered_at[name] = time.monotonic()
+
+    def _upgrade(self) -> None:
+        m = self.model
+        if m.upgrading and self.rng.random() < 0.6:
+            name = self._choice(m.upgrading)
+            self.rig.annotate(name, PREFIX + "upgrade-to", None)  # done: Ready again after the gate's probes
+            m.upgrading.discard(name)
+        else:
+            name = self._choice(self._steady())
+            self.rig.annotate(name, PREFIX + "upgrade-to", "1.35")
+            m.upgrading.add(name)
+
+    def _restart(self) -> None:
+        index = self.rng.randrange(len(self.rig.replicas))
+        self.rig.stop_replica(index, kill=self.rng.random() < 0.5)
+        self.rig.start_replica(index)
+
+    def _failover(self) -> None:
+        leader = self.rig.leader()
+        index = next((i for i, r in enumerate(self.rig.replicas) if r.identity == leader), 0)
+        self.rig.stop_replica(index, kill=True)  # the Lease is not given up: the other waits for it to expire
+        self.rig.start_replica(index)
+
+    def _decommission_delete(self) -> None:
+        """The README's procedure: annotate, wait for the phase (and, unless the answer is held, for the
+        Application to carry it), then delete the Secret."""
+        name = self._choice(self._steady())
+        self.model.decommissioning.add(name)
+        self.rig.annotate(name, PREFIX + "decommission", "true")
+        wait_until(lambda: self.rig.phases().get(name) == "Decommissioning", timeout=30, what=f"{name} Decommissioning")
+        if name in self._apps() and not self.holding:
+            wait_until(lambda: _phase_of(self.rig.applications().get(name)) == "Decommissioning", timeout=45,
+                       what=f"the Application of {name} to carry Decommissioning")  # fmt: skip
+        self.model.permitted[name] = "explicit departure"
+        self.model.departed.add(name)
+        self.model.decommissioning.discard(name)
+        self._delete([name])
+
+    def _delete(self, names: list[str]) -> None:
+        self.rig.delete_secrets(names)
+        for name in names:
+            self.model.present.discard(name)
+            self.model.upgrading.discard(name)
+        self._judge_and_settle()
+
+    def _mass_delete(self) -> None:
+        steady = self._steady()
+        k = self.rng.randint(2, max(2, len(steady) * 3 // 4))  # a good share of them more than half
+        self._delete(self.rng.sample(steady, k))
+
+    def _selector_edit(self) -> None:
+        choices = [frozenset({"sook"}), frozenset({AWAY}), frozenset({HOME, AWAY}), frozenset({HOME})]
+        selector = self.rng.choice([s for s in choices if s != self.model.selector])
+        allow = self.rng.random() < 0.25 and not selector >= {HOME}
+        self._apply(selector, allow)
+        if allow:  # the drop was meant: back to a guarded input, from the new baseline
+            self._apply(selector, False)
+
+    def _apply(self, selector: frozenset[str], allow: bool) -> None:
+        self.model.selector, self.model.allow = selector, allow
+        parameters: dict[str, Any] = {
+            "labelSelector": {"matchExpressions": [{"key": "env", "operator": "In", "values": sorted(selector)}]}
+        }
+        if allow:
+            parameters["allowMassDrop"] = True
+        self.rig.apply_appset(parameters)
+        self._judge_and_settle()
+
+    def _label_change(self) -> None:
+        name = self._choice(self._steady())
+        self.model.env[name] = AWAY if self.model.env[name] == HOME else HOME
+        self.rig.label(name, self.model.env[name])
+        self._judge_and_settle()
+
+    def _register_again(self) -> None:
+        name = self._choice([c for c in self.model.clusters if c not in self.model.present])
+        self.model.env[name] = HOME
+        self.rig.register(name)
+        self.model.present.add(name)
+        self.model.departed.discard(name)  # a decommissioned cluster back is a new one (the gate again)
+        self._judge_and_settle()
+
+    def _release(self) -> None:
+        """The way out of a held answer: restore what was lost, or accept the drop with allowMassDrop."""
+        m = self.model
+        if self.rng.random() < 0.7:
+            for name in sorted(set(m.clusters) - m.present - m.departed):
+                self.rig.register(name)
+                m.present.add(name)
+            for name in sorted(c for c in m.present if m.env[c] != HOME):
+                m.env[name] = HOME
+                self.rig.label(name, HOME)
+            self._apply(frozenset({HOME}), False)
+        else:
+            self._apply(m.selector, True)
+            self._apply(m.selector, False)
+
+    # -- verdicts and checks ---------------------------------------------------------------------------
+    def _apps(self) -> set[str]:
+        return set(self.rig.applications())
+
+    def _admitted(self) -> set[str]:
+        return {n for n, s in self.rig.cluster_secrets().items()
+                if (s["metadata"].get("annotations") or {}).get(PREFIX + "admitted") == "true"}  # fmt: skip
+
+    def _judge_and_settle(self) -> None:
+        verdict: Verdict = self.model.judge(self._apps())
+        if verdict.held and not self.holding:
+            self.report.held_expected += 1
+        self.holding = verdict.held
+        if verdict.lost:
+            self._log(f"  loses {len(verdict.lost)} of {verdict.targets} ({verdict.percent:.0f}%): "
+                      + ("held" if verdict.held else "given"))  # fmt: skip
+        if verdict.held:
+            held = lambda: HELD in appset_error(self.rig)  # noqa: E731
+            wait_until(held, timeout=SETTLE_TIMEOUT, what="the hold on the ApplicationSet")
+        else:
+            wait_until(lambda: self._apps() == self.model.expected_apps(self._admitted()), timeout=SETTLE_TIMEOUT,
+                       what="Argo CD's Applications to follow the answer")  # fmt: skip
+            self.model.settled()
+
+    def _check(self, index: int, kind: str) -> None:
+        for deletion in self.watch.since(self.seen):
+            self.seen += 1
+            name = self.by_server.get(deletion.server, deletion.server)
+            reason = self.model.permitted.get(name)
+            if reason is None:
+                self.report.wrongful.append(f"event {index} ({kind}): {deletion.app} of {name}")
+                self._log(f"  WRONGFUL deletion of {deletion.app}")
+            else:
+                self.report.deletions[reason] += 1
+                if reason == "explicit departure":
+                    del self.model.permitted[name]
+
+
+def _phase_of(app: dict[str, Any] | None) -> str:
+    return str(((app or {}).get("metadata", {}).get("annotations") or {}).get(PREFIX + "cluster-phase", ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, action="append", help="repeatable: one run per seed (default 1)")
+    parser.add_argument("--events", type=int, default=500)
+    parser.add_argument("--clusters", type=int, default=30)
+    args = parser.parse_args(argv)
+    import shutil
+    import tempfile
+
+    from tests.e2e.e2e_harness import paths
+    from tests.e2e.e2e_harness.fleet import start_rig
+    from tests.e2e.e2e_harness.platform import start_platform
+    from tests.e2e.e2e_harness.sink import Sink
+
+    failed = 0
+    for seed in args.seed or [1]:
+        artifacts = paths.REPO / "test-artifacts" / "soak" / f"seed-{seed}"
+        shutil.rmtree(artifacts, ignore_errors=True)
+        artifacts.mkdir(parents=True)
+        with tempfile.TemporaryDirectory(prefix="soak-") as scratch:
+            platform = start_platform(Path(scratch), artifacts, lambda m: print(f"[soak] {m}", file=sys.stderr))
+            sink = Sink()
+            try:
+                rig = start_rig(platform, sink, args.clusters)
+                report = Soak(rig, seed, args.events).run()
+                rig.close()
+            finally:
+                sink.close()
+                platform.stop()
+        text = "\n".join(report.lines())
+        (artifacts / "report.txt").write_text(text + "\n")
+        print(text, flush=True)
+        failed += not report.ok
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Messages per outage episode, from what reached the soak's sink.
+
+An outage episode is what the product saw: from a cluster's ``ClusterUnreachable`` transition (the
+lifecycle message at ``/lifecycle``) until its next ``ClusterUnreachable``. The messages a person gets
+about it are the receiver's deliveries at ``/alerts`` naming the cluster (Argo CD's catalog names it
+by the Application's destination, the server URL): the down message (``on-cluster-unreachable``, as
+one collapsed storm message or an alert) and the recovery message (``on-cluster-recovered``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.e2e.e2e_harness.sink import Message
+
+EARLY = 2.0  # an alert may beat the lifecycle message by a little: both follow the same transition
+
+
+@dataclass
+class Episodes:
+    #: (cluster, start) -> messages of each kind
+    down: dict[tuple[str, float], int] = field(default_factory=dict)
+    recovered: dict[tuple[str, float], int] = field(default_factory=dict)
+    unattributed: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.down)
+
+    @property
+    def max_down(self) -> int:
+        return max(self.down.values(), default=0)
+
+    @property
+    def max_recovered(self) -> int:
+        return max(self.recovered.values(), default=0)
+
+    def histogram(self, kind: str) -> str:
+        counts = Counter((self.down if kind == "down" else self.recovered).values())
+        return "{" + ", ".join(f"{n}: {counts[n]}" for n in sorted(counts)) + "}"
+
+
+def _event(message: Message) -> dict[str, Any]:
+    body = message.body if isinstance(message.body, dict) else {}
+    event = body.get("event")
+    return event if isinstance(event, dict) else {}
+
+
+def _kind(message: Message) -> str:
+    body = message.body if isinstance(message.body, dict) else {}
+    if body.get("kind") == "collapsed":
+        return "down"
+    trigger = _event(message).get("trigger")
+    return {"on-cluster-unreachable": "down", "on-cluster-recovered": "recovered"}.get(str(trigger), "")
+
+
+def outage_episodes(messages: list[Message], by_server: dict[str, str]) -> Episodes:
+    starts: dict[str, list[float]] = {}
+    for m in messages:
+        event = _event(m)
+        if m.path == "/lifecycle" and event.get("reason") == "ClusterUnreachable":
+            starts.setdefault(str(event.get("cluster")), []).append(m.received)
+    out = Episodes()
+    for cluster, times in starts.items():
+        for t in sorted(times):
+            out.down[(cluster, t)] = 0
+            out.recovered[(cluster, t)] = 0
+    for m in messages:
+        kind = _kind(m)
+        if m.path != "/alerts" or not kind:
+            continue
+        body = m.body if isinstance(m.body, dict) else {}
+        cluster = by_server.get(str(body.get("cluster") or ""), str(body.get("cluster") or ""))
+        before = [t for t in starts.get(cluster, []) if t - EARLY <= m.received]
+        if not before:
+            out.unattributed += 1
+            continue
+        episodes = out.down if kind == "down" else out.recovered
+        episodes[(cluster, max(before))] += 1
+    return out

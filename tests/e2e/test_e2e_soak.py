@@ -1,0 +1,30 @@
+"""A short seeded run of the chaos soak (``make soak`` runs the long ones): every event kind on the
+session rig's clusters, no wrongful deletion, at most one down and one recovery message per outage."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from tests.e2e.e2e_harness import paths
+from tests.e2e.e2e_harness.fleet import Rig
+from tests.e2e.e2e_harness.loop import record
+from tests.e2e.soak import Soak
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+SEED = int(os.environ.get("ARGOCD_LIFECYCLE_SOAK_SEED", "7"))
+EVENTS = 40
+
+
+def test_a_short_soak_deletes_nothing_wrongly_and_tells_each_outage_once(rig: Rig, timings: dict[str, float]) -> None:
+    report = Soak(rig, SEED, EVENTS).run()
+    text = "\n".join(report.lines())
+    (paths.ARTIFACTS / "soak-report.txt").write_text(text + "\n")
+    print(text, file=sys.stderr)
+    record(timings, "short_soak_s", report.seconds)
+    assert sum(report.counts.values()) == EVENTS
+    assert report.wrongful == [], text
+    assert report.episodes is not None and report.episodes.max_down <= 1 and report.episodes.max_recovered <= 1, text
