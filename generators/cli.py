@@ -65,6 +65,12 @@ def _serve_options(func: Any) -> Any:
             type=click.Path(path_type=Path, exists=True),
             help="Read cluster Secret manifests from this file or folder instead of Kubernetes (re-read on change).",
         ),
+        click.option(
+            "--state-file",
+            type=path,
+            help="With --clusters-from: where phases and the mass-drop guard's memory survive restarts "
+            "(default: .<name>.lifecycle-state.json beside it).",
+        ),
         click.option("--kubeconfig", type=path, help="Kubeconfig (default: in-cluster, else ~/.kube/config)."),
         click.option("--context", help="Kubeconfig context."),
         click.option(
@@ -118,8 +124,11 @@ def _serve_options(func: Any) -> Any:
 def serve(**opts: Any) -> None:
     """Watch cluster Secrets, probe every cluster, run the lifecycle and serve the plugin generator."""
     (host, port), *more_listen = (parse_listen(text) for text in opts["listen"])
+    if opts["state_file"] is not None and opts["clusters_from"] is None:
+        raise click.UsageError("--state-file needs --clusters-from (in Kubernetes the state lives in the cluster)")
     settings = ServeSettings(
         clusters_from=opts["clusters_from"],
+        state_file=opts["state_file"],
         kubeconfig=str(opts["kubeconfig"]) if opts["kubeconfig"] else None,  # the client wants a str
         context=opts["context"],
         namespace=opts["namespace"],
@@ -159,6 +168,7 @@ def serve(**opts: Any) -> None:
         insecure_no_auth=opts["insecure_no_auth"],
         max_staleness=opts["max_staleness"],
         max_drop_percent=opts["max_drop_percent"],
+        drop_settle=opts["drop_settle"],
         policy_file=opts["policy_file"],
     )
     logs.setup(settings.log_level)

@@ -13,15 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from prometheus_client import REGISTRY, CollectorRegistry
+
+from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, ApplicationSource
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
+from argocd_lifecycle.generators.fleet.held import HeldReporter
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
-from argocd_lifecycle.generators.fleet.writer import KubeWriter, LogWriter
+from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter, default_path
+from argocd_lifecycle.generators.fleet.view import Baseline, RememberedAnswers
+from argocd_lifecycle.generators.fleet.writer import KubeWriter
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.generators.settings import ServeSettings
 from argocd_lifecycle.kube import Kube, KubeSettings, connect
@@ -32,15 +38,21 @@ log = logging.getLogger(__name__)
 @dataclass
 class Fleet:
     engine: FleetEngine
+    #: what the mass-drop guard compares answers with: the Applications, or the state file's answers
+    baseline: Baseline
+    reporter: HeldReporter
     kube: Kube | None = None
     leader: LeaderElector | None = None
     source: KubeSource | None = None
+    applications: ApplicationSource | None = None
+    state: StateFile | None = None
     notifier: Notifier | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def aclose(self) -> None:
-        if self.source is not None:
-            self.source.stop()
+        for source in (self.source, self.applications):
+            if source is not None:
+                source.stop()
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -49,6 +61,8 @@ class Fleet:
         if self.leader is not None:
             await asyncio.to_thread(self.leader.stop)
         await self.engine.aclose()
+        if self.state is not None:
+            self.state.flush()
         if self.notifier is not None:
             await self.notifier.aclose()
 
@@ -57,29 +71,50 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     loop = asyncio.get_running_loop()
     inventory = Inventory(settings.namespace)
     kube: Kube | None = None
+    state: StateFile | None = None
     if settings.clusters_from is None:
         kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
+    else:
+        state = StateFile(settings.state_file or default_path(settings.clusters_from))
     outputs = Outputs()
-    engine = FleetEngine(inventory, settings.lifecycle, settings.probing, outputs, metrics)
-    fleet = Fleet(engine, kube)
+    engine = FleetEngine(inventory, settings.lifecycle, settings.probing, outputs, metrics, memory=state)
     is_leader: Callable[[], bool] = lambda: engine.leading  # noqa: E731 - replaced below with the Lease
+    leader: LeaderElector | None = None
     if kube is not None and settings.leader_election:
         lease = LeaseSettings(namespace=settings.namespace, identity=settings.identity)
-        fleet.leader = LeaderElector(kube, lease, loop, engine.set_leader)
-        is_leader = fleet.leader.is_leader
+        leader = LeaderElector(kube, lease, loop, engine.set_leader)
+        is_leader = leader.is_leader
     else:
         engine.set_leader(True)
+    notifier = None
+    if settings.receiver_url:
+        notifier = outputs.notifier = Notifier(settings.receiver_url, settings.receiver_secret)
+    applications = ApplicationIndex(engine.identify) if kube is not None else None
     if kube is not None:
         outputs.writer = KubeWriter(kube, is_leader, instance=settings.identity)
-        refresher = AppSetRefresher(kube, settings.namespace, is_leader, configmap=settings.plugin_configmap)
-        outputs.refresher = refresher
-        fleet.tasks.append(asyncio.create_task(refresher.run(), name="appset-refresher"))
+        outputs.refresher = AppSetRefresher(kube, settings.namespace, is_leader, configmap=settings.plugin_configmap)
     else:
-        outputs.writer = LogWriter()
-    if settings.receiver_url:
-        fleet.notifier = outputs.notifier = Notifier(settings.receiver_url, settings.receiver_secret)
-        fleet.tasks.append(asyncio.create_task(fleet.notifier.run(), name="lifecycle-notifier"))
+        outputs.writer = StateWriter(state)  # type: ignore[arg-type]  # set with clusters_from
+    reporter = HeldReporter(
+        loop,
+        settings.namespace,
+        kube=kube,
+        uid_of=applications.uid if applications is not None else lambda appset: "",
+        notifier=notifier,
+        refresher=outputs.refresher,
+        instance=settings.identity,
+    )
+    baseline = _baseline(engine, applications, state)
+    fleet = Fleet(engine, baseline, reporter, kube, leader, state=state, notifier=notifier)
+    if outputs.refresher is not None:
+        fleet.tasks.append(asyncio.create_task(outputs.refresher.run(), name="appset-refresher"))
+    if notifier is not None:
+        fleet.tasks.append(asyncio.create_task(notifier.run(), name="receiver-poster"))
     if kube is not None:
+        assert applications is not None
+        fleet.applications = ApplicationSource(kube, settings.namespace, applications, loop)
+        registry = metrics.registry if metrics is not None else REGISTRY  # beside the fleet's own metrics
+        _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry).start()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()
     else:
@@ -88,9 +123,42 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         fleet.tasks.append(asyncio.create_task(files.run(), name="cluster-files"))
     if kube is not None and settings.capi is not None:
         fleet.tasks.append(_capi(kube, engine, settings, is_leader))
-    if fleet.leader is not None:
-        fleet.leader.start()
+    if leader is not None:
+        leader.start()
     return fleet
+
+
+def _baseline(engine: FleetEngine, applications: ApplicationIndex | None, state: StateFile | None) -> Baseline:
+    """What the guard compares with (the Applications, else the state file's answers); the engine reads
+    it too, so that a re-created Secret of a cluster Argo CD deploys to stays admitted."""
+    source: ApplicationIndex | RememberedAnswers
+    if applications is not None:
+        source = applications
+    else:
+        assert state is not None
+        source = state.answers
+    engine.deployed = source.deploys_to
+    return source
+
+
+def _with_upgrade_gate(
+    fleet: Fleet,
+    kube: Kube,
+    inventory: Inventory,
+    leader: Callable[[], bool],
+    settings: ServeSettings,
+    *,
+    registry: CollectorRegistry,
+) -> ApplicationSource:
+    """The upgrade gate (README "Upgrading a cluster"): the preflight for every cluster Secret naming an
+    ``upgrade-to`` release, fed by the same Applications list/watch as the mass-drop guard (returned, to
+    be started once both consume it)."""
+    from argocd_lifecycle.generators.preflight.gate import attach
+
+    assert fleet.applications is not None
+    _, task = attach(kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry)
+    fleet.tasks.append(task)
+    return fleet.applications
 
 
 def _capi(kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]) -> asyncio.Task[None]:
@@ -108,8 +176,8 @@ async def run(settings: ServeSettings, service: ServiceSettings) -> None:
     from argocd_lifecycle.generators.service.app import build_app
     from argocd_lifecycle.http import server
 
-    fleet = await start_fleet(settings, FleetMetrics())
-    app: Any = build_app(fleet.engine, service, registry=REGISTRY)  # beside the fleet's own metrics
+    fleet = await start_fleet(settings, FleetMetrics(REGISTRY))
+    app: Any = build_app(fleet.engine, service, baseline=fleet.baseline, reporter=fleet.reporter, registry=REGISTRY)
     log.info(
         "serving on %s:%d; clusters from %s",
         settings.host,

@@ -21,6 +21,8 @@ from argocd_lifecycle.http.protocol import Limits
 @dataclass(frozen=True)
 class ServeSettings:
     clusters_from: Path | None
+    #: with clusters_from: the state file (None: the default beside the inventory)
+    state_file: Path | None
     kubeconfig: str | None
     context: str | None
     namespace: str
