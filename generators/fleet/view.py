@@ -141,6 +141,7 @@ class RememberedAnswers:
 
     def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self._last: OrderedDict[str, frozenset[Target]] = OrderedDict()
+        self._given: dict[str, Iterable[ClusterState]] = {}  # the answer object last remembered, by identity
         self._on_change = on_change
 
     def synced(self) -> bool:
@@ -157,12 +158,17 @@ class RememberedAnswers:
         return any(t.server == server for targets in self._last.values() for t in targets)
 
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
+        if self._given.get(appset) is clusters:  # the same cached answer again: nothing new to remember
+            self._last.move_to_end(appset)
+            return
+        self._given[appset] = clusters
         targets = frozenset(Target(c.server, c.name) for c in clusters)
         changed = self._last.get(appset) != targets
         self._last[appset] = targets
         self._last.move_to_end(appset)
         while len(self._last) > MAX_REMEMBERED:
-            self._last.popitem(last=False)
+            forgotten, _ = self._last.popitem(last=False)
+            self._given.pop(forgotten, None)
         if changed and self._on_change is not None:
             self._on_change()
 

@@ -121,6 +121,7 @@ def test_the_guards_remembered_answers_survive_a_restart(tmp_path: Path) -> None
     again = StateFile(path)
     assert again.answers.targets("guestbook") == {Target("https://a", "a")}
     assert again.answers.targets("other") == frozenset()
+    assert again.answers.deploys_to("https://a") and not again.answers.deploys_to("https://b")
 
 
 def test_changes_in_a_burst_are_written_once(tmp_path: Path) -> None:
