@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -48,9 +47,9 @@ def discover(path: Path) -> None:
 @_path_option
 def parameters(path: Path) -> None:
     """Print the dynamic parameter announcement (a JSON array) for the Argo CD UI."""
-    from argocd_lifecycle.plugin.announce import announce
+    from argocd_lifecycle.plugin.announce import run_command
 
-    click.echo(json.dumps(announce(path), indent=None, sort_keys=False))
+    sys.exit(run_command(path))
 
 
 @plugin.command("config")

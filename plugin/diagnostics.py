@@ -1,16 +1,17 @@
-"""Diagnostics for stderr: collected during a render, redacted, printed once at the end."""
+"""Diagnostics for stderr: collected during a render, masked, printed once at the end."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from argocd_lifecycle.plugin.masking import Masker
 from argocd_lifecycle.redaction import redact
 
 
 @dataclass
 class Diagnostics:
-    #: literal values that must be masked wherever they appear (tokens, Secret values)
-    secrets: set[str] = field(default_factory=set, repr=False)
+    #: texts that must be masked wherever they appear (tokens, Secret values, ``values`` entries)
+    secrets: Masker = field(default_factory=Masker, repr=False)
     lines: list[str] = field(default_factory=list)
 
     def warn(self, message: str) -> None:
@@ -20,10 +21,8 @@ class Diagnostics:
         self.lines.append("note: " + message)
 
     def clean(self, text: str) -> str:
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            if secret:
-                text = text.replace(secret, "***")
-        return redact(text)
+        """Masked, and one line (a message with line breaks would read as several diagnostics)."""
+        return redact(self.secrets.mask(text)).replace("\r", "").replace("\n", " | ")
 
     def rendered(self) -> list[str]:
         return [self.clean(line) for line in self.lines]

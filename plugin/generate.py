@@ -9,15 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.plugin import guards
+from argocd_lifecycle.errors import LifecycleError, RenderError
+from argocd_lifecycle.plugin import guards, masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.parse import parse_stream
+from argocd_lifecycle.plugin.parse import load_documents, to_manifests
 from argocd_lifecycle.plugin.render import detect as detect_source
 from argocd_lifecycle.plugin.render import files
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms import plan as transforms
+from argocd_lifecycle.plugin.walk import check_symlinks
 
 
 @dataclass(frozen=True)
@@ -27,56 +28,72 @@ class Result:
     text: str
 
 
-def render_manifests(settings: PluginSettings) -> tuple[str, list[Manifest]]:
-    files.check_symlinks(settings.app_dir)
+def _tool_output(text: str, source: str, settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
+    docs = load_documents(text, source, limits=settings.limits)
+    diagnostics.secrets.add(masking.from_documents(docs))
+    return to_manifests(docs, source)
+
+
+def render_manifests(settings: PluginSettings, diagnostics: Diagnostics | None = None) -> tuple[str, list[Manifest]]:
+    """The objects of the app folder, as its source type renders them; Secret values found on the way
+    are added to ``diagnostics``' masks as soon as they are read."""
+    diagnostics = diagnostics or Diagnostics()
+    check_symlinks(settings.app_dir)
     source_type = detect_source(settings.app_dir)
     if source_type == "kustomize":
         from argocd_lifecycle.plugin.render import kustomize
 
-        return source_type, parse_stream(kustomize.render(settings), "kustomize build")
+        text = kustomize.render(settings, diagnostics)
+        return source_type, _tool_output(text, "kustomize build", settings, diagnostics)
     if source_type == "helm":
         from argocd_lifecycle.plugin.render import helm
 
-        return source_type, parse_stream(helm.render(settings), "helm template")
-    return source_type, files.render(settings)
+        return source_type, _tool_output(helm.render(settings, diagnostics), "helm template", settings, diagnostics)
+    return source_type, files.render(settings, diagnostics)
 
 
-def secret_values(manifests: list[Manifest]) -> set[str]:
-    """Values of Secret objects: masked in every diagnostic."""
-    out: set[str] = set()
-    for m in manifests:
-        if m.kind == "Secret" and m.group == "":
-            for key in ("data", "stringData"):
-                values = m.obj.get(key)
-                if isinstance(values, dict):
-                    out.update(str(v) for v in values.values() if v is not None and len(str(v)) >= 3)
-    return out
+def check_output_size(text: str, limit: int) -> None:
+    # characters are at most 4 bytes each: encode only when the text could be over
+    if len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise RenderError(f"the output is over {limit / 1048576:g} MiB; refused (parameter maxOutputBytes)")
 
 
 def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:
     """Build the whole output in memory; raise RenderError (nothing printed) on any problem."""
-    diagnostics.secrets.update(settings.secrets)
+    diagnostics.secrets.add(settings.secrets)
     steps = transforms.plan(settings)
-    source_type, manifests = render_manifests(settings)
-    diagnostics.secrets.update(secret_values(manifests))
+    source_type, manifests = render_manifests(settings, diagnostics)
     manifests = transforms.run(steps, manifests, diagnostics)
     guards.check_duplicates(manifests)
     guards.check_not_empty(manifests, allow_empty=settings.parameters.allow_empty)
     text = yamlio.dump_all([m.obj for m in manifests]) if manifests else ""
+    check_output_size(text, settings.parameters.max_output_bytes)
     return Result(source_type, manifests, text)
+
+
+def _fail(diagnostics: Diagnostics, lines: list[str]) -> int:
+    out = [*diagnostics.rendered(), *("error: " + diagnostics.clean(line) for line in lines)]
+    sys.stderr.write("".join(line + "\n" for line in out))
+    return 1
 
 
 def run_command(path: Path, kube_version: str | None) -> int:
     """`plugin generate` as a process: objects on stdout only on success, one line per problem on
     stderr, exit 1 on any failure (Argo CD only sees "non-zero"). Needs no click: see core/entry.py."""
     diagnostics = Diagnostics()
+    # masks from the environment before anything else can fail and print
+    diagnostics.secrets.add(masking.from_environ(os.environ))
     try:
         settings = PluginSettings.from_environ(os.environ, app_dir=path, kube_version=kube_version)
         result = generate(settings, diagnostics)
     except LifecycleError as exc:
-        lines = [*diagnostics.rendered(), *("error: " + diagnostics.clean(line) for line in exc.lines())]
-        sys.stderr.write("".join(line + "\n" for line in lines))
-        return 1
+        return _fail(diagnostics, exc.lines())
+    except RecursionError:
+        return _fail(diagnostics, ["refused: the input is nested too deeply to process"])
+    except MemoryError:
+        return _fail(diagnostics, ["refused: the render needs more memory than it may use"])
+    except Exception as exc:  # a bug must still end as one line, never a traceback with values in it
+        return _fail(diagnostics, [f"internal error ({type(exc).__name__}): {exc}"])
     sys.stderr.write("".join(line + "\n" for line in diagnostics.rendered()))
     sys.stdout.write(result.text)
     sys.stdout.flush()

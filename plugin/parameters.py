@@ -3,12 +3,14 @@ the typed ``Parameters`` every later step reads.
 
 One table serves the announcement and the parser, so `plugin.yaml`'s static list and the defaults cannot
 drift (a test checks it). Values are checked here, once, before anything renders: a bad parameter is one
-``parameter NAME: expected ...`` line, however many steps would have read it.
+``parameter NAME: expected ...`` line, however many steps would have read it. Each reader's rule is the
+one the README's parameter table states.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +18,20 @@ from typing import Any
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved
 
-ParamValue = str | list[str] | dict[str, str]
+#: a ``values`` entry: strings from Argo CD, YAML scalars from the marker file, written to helm as given
+Scalar = str | int | float | bool | None
+ParamValue = str | list[str] | dict[str, Scalar]
+
+#: Helm's own release-name rule (helm's chartutil.ValidateReleaseName): lowercase RFC 1123 labels joined
+#: by dots, at most 53 characters. It cannot start with "-", so a name is never read as a flag.
+RELEASE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+MAX_RELEASE_NAME = 53
+MIB = 1024 * 1024
+MAX_OUTPUT_BYTES = 64 * MIB
+_SIZE = re.compile(r"(\d+)\s*(Ki|Mi|Gi)?")
+_UNITS = {None: 1, "Ki": 1024, "Mi": MIB, "Gi": 1024 * MIB}
+#: an unescaped dot separates the levels of a ``values`` key (``a\.b`` is one key "a.b", as with --set)
+_KEY_DOT = re.compile(r"(?<!\\)\.")
 
 
 # Typed readers: each takes a raw value (or the table's default) and names the rule it breaks.
@@ -35,24 +50,86 @@ def _text(name: str, value: ParamValue | None) -> str | None:
     return value or None
 
 
+def _release_name(name: str, value: ParamValue | None) -> str | None:
+    text = _text(name, value)
+    if text is not None:
+        check_release_name(text, f"parameter {name}")
+    return text
+
+
+def is_release_name(text: str) -> bool:
+    return 0 < len(text) <= MAX_RELEASE_NAME and RELEASE_NAME.fullmatch(text) is not None
+
+
+def check_release_name(text: str, where: str) -> None:
+    if not is_release_name(text):
+        raise UsageError(
+            f"{where}: {text[:80]!r} is not a Helm release name (lowercase letters, digits, '-' and '.', "
+            f"starting and ending with a letter or digit, at most {MAX_RELEASE_NAME} characters)"
+        )
+
+
 def _array(name: str, value: ParamValue | None) -> tuple[str, ...]:
     """An array; a plain string is read as a comma-separated list (the UI's single-line form)."""
     if value is None:
         return ()
     if isinstance(value, str):
         return tuple(v.strip() for v in value.split(",") if v.strip())
-    if not isinstance(value, list):
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UsageError(f"parameter {name}: expected an array")
     return tuple(value)
 
 
-def _map(name: str, value: ParamValue | None) -> tuple[tuple[str, str], ...]:
-    """A map, as (key, value) pairs sorted by key (so the output does not depend on input order)."""
+def _values(name: str, value: ParamValue | None) -> tuple[tuple[str, Scalar], ...]:
+    """Helm values as (dotted key, value) pairs sorted by key; the key's path is checked here."""
     if value is None:
         return ()
     if not isinstance(value, dict):
         raise UsageError(f"parameter {name}: expected a map")
-    return tuple(sorted(value.items()))
+    for key, item in value.items():
+        value_path(key, f"parameter {name}")
+        if item is not None and not isinstance(item, str | int | float | bool):
+            raise UsageError(f"parameter {name}: {key!r}: expected a string or a scalar, got {type(item).__name__}")
+    pairs = tuple(sorted(value.items()))
+    nest(pairs)  # conflicting keys fail here, not when helm runs
+    return pairs
+
+
+def nest(pairs: tuple[tuple[str, Scalar], ...]) -> dict[str, Any]:
+    """(dotted key, value) pairs as the nested mapping helm reads from a values file."""
+    doc: dict[str, Any] = {}
+    for key, value in pairs:
+        *parents, leaf = value_path(key, "parameter values")
+        node = doc
+        for part in parents:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise UsageError(f"parameter values: {key!r} goes below {part!r}, which has a value")
+            node = child
+        if isinstance(node.get(leaf), dict):
+            raise UsageError(f"parameter values: {key!r} has a value and keys below it")
+        node[leaf] = value
+    return doc
+
+
+def value_path(key: str, where: str) -> tuple[str, ...]:
+    """``image.tag`` -> ("image", "tag"); ``a\\.b`` stays one level. No list indexes: helm's ``[0]``
+    would be a key here, so it is refused instead of being misread."""
+    parts = tuple(p.replace("\\.", ".") for p in _KEY_DOT.split(key))
+    if not key or any(not p for p in parts):
+        raise UsageError(f"{where}: {key!r}: empty key or level (keys are dotted paths such as image.tag)")
+    if any("[" in p for p in parts):
+        raise UsageError(f"{where}: {key!r}: list indexes are not supported (put lists in a valueFiles file)")
+    return parts
+
+
+def _output_cap(name: str, value: ParamValue | None) -> int:
+    text = _text(name, value) or str(MAX_OUTPUT_BYTES)
+    match = _SIZE.fullmatch(text.strip())
+    size = int(match.group(1)) * _UNITS[match.group(2)] if match else 0
+    if not 0 < size <= MAX_OUTPUT_BYTES:
+        raise UsageError(f"parameter {name}: expected a size from 1 to 64Mi (bytes, or with Ki or Mi), got {text!r}")
+    return size
 
 
 def _on_removed(name: str, value: ParamValue | None) -> OnRemoved:
@@ -78,7 +155,7 @@ class ParamSpec:
 
     @property
     def collection(self) -> str:
-        return "array" if self.read is _array else "map" if self.read is _map else "string"
+        return "array" if self.read is _array else "map" if self.read is _values else "string"
 
     def announcement(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "title": self.title, "tooltip": self.tooltip}
@@ -94,6 +171,10 @@ _REMOVED_TIP = "What to do with objects whose API has no replacement: fail|drop|
 _REWRITE_TIP = "Rewrite API versions the target cluster no longer serves (true/false)"
 _RULES_TIP = "Path (in the app folder) of extra deprecation rules"
 _KUSTOMIZE_HELM_TIP = "Let kustomize inflate helmCharts (true/false)"
+_RELEASE_TIP = "Defaults to the application name; lowercase RFC 1123 labels, at most 53 characters"
+_VALUES_TIP = "Helm values (dotted key: value), written to a values file as given"
+_REMOTE_TIP = "Let kustomize fetch remote bases and charts (true/false)"
+_OUTPUT_TIP = "Largest output accepted, at most 64Mi (bytes, or with Ki or Mi)"
 
 #: in the order the UI lists them
 SPECS: tuple[ParamSpec, ...] = (
@@ -103,12 +184,23 @@ SPECS: tuple[ParamSpec, ...] = (
     ParamSpec("rewriteApis", "Rewrite deprecated APIs", _REWRITE_TIP, _flag, "true"),
     ParamSpec("validate", "Validate schemas", "Validate the final objects against the target version", _flag, "false"),
     ParamSpec("additionalVersions", "Additional API rules", _RULES_TIP, _text),
-    ParamSpec("releaseName", "Helm release name", "Defaults to the application name", _text),
+    ParamSpec("releaseName", "Helm release name", _RELEASE_TIP, _release_name),
     ParamSpec("valueFiles", "Helm value files", "Value files relative to the chart folder", _array),
-    ParamSpec("values", "Helm values", "Values set with --set (key: value)", _map),
+    ParamSpec("values", "Helm values", _VALUES_TIP, _values),
     ParamSpec("enableHelm", "Kustomize --enable-helm", _KUSTOMIZE_HELM_TIP, _flag, "false"),
+    ParamSpec("allowRemoteBases", "Kustomize remote bases", _REMOTE_TIP, _flag, "false"),
+    ParamSpec("maxOutputBytes", "Output size limit", _OUTPUT_TIP, _output_cap, "64Mi"),
 )
 SPEC_BY_NAME = {s.name: s for s in SPECS}
+
+
+def _wire_scalar(where: str, value: Any) -> str:
+    """Argo CD sends strings; numbers and booleans from hand-written JSON are read as their text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)
+    raise UsageError(f"{where}: expected a string, got {type(value).__name__}")
 
 
 def parse_parameters(raw: str | None, *, where: str = "ARGOCD_APP_PARAMETERS") -> dict[str, ParamValue]:
@@ -119,6 +211,8 @@ def parse_parameters(raw: str | None, *, where: str = "ARGOCD_APP_PARAMETERS") -
         items = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise UsageError(f"{where}: refused: JSON nested too deeply") from exc
     if items is None:
         return {}
     if not isinstance(items, list):
@@ -128,14 +222,15 @@ def parse_parameters(raw: str | None, *, where: str = "ARGOCD_APP_PARAMETERS") -
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise UsageError(f"{where}[{i}]: each parameter needs a string 'name'")
         name = item["name"]
+        at = f"{where}[{i}] ({name})"
         if isinstance(item.get("map"), dict):
-            out[name] = {str(k): str(v) for k, v in item["map"].items()}
+            out[name] = {str(k): _wire_scalar(f"{at}.map[{k!r}]", v) for k, v in item["map"].items()}
         elif isinstance(item.get("array"), list):
-            out[name] = [str(v) for v in item["array"]]
+            out[name] = [_wire_scalar(f"{at}.array[{j}]", v) for j, v in enumerate(item["array"])]
         elif "string" in item:
-            out[name] = str(item["string"])
+            out[name] = _wire_scalar(f"{at}.string", item["string"])
         else:
-            raise UsageError(f"{where}[{i}] ({name}): needs one of 'string', 'array' or 'map'")
+            raise UsageError(f"{at}: needs one of 'string', 'array' or 'map'")
     return out
 
 
@@ -150,14 +245,23 @@ class Parameters:
     validate: bool
     #: a path inside the app folder, as given (the rewrite step resolves and loads it)
     additional_versions: str | None
+    #: checked against Helm's rule; None means the application's name
     release_name: str | None
+    #: as given; the settings resolve each inside the app folder
     value_files: tuple[str, ...]
-    #: Helm ``--set`` values, sorted by key
-    values: tuple[tuple[str, str], ...]
+    #: Helm values as (dotted key, value), sorted by key; written to a values file with their types
+    values: tuple[tuple[str, Scalar], ...]
     enable_helm: bool
+    allow_remote_bases: bool
+    #: bytes; every YAML stream read and the whole output stay below it
+    max_output_bytes: int
 
     @classmethod
     def parse(cls, raw: Mapping[str, ParamValue]) -> Parameters:
         """Typed values from the raw ones (the table's default where one is absent); the first bad one
         raises. Names the plugin does not know are left to templates."""
         return cls(**{s.field: s.read(s.name, raw.get(s.name, s.default)) for s in SPECS})
+
+    def values_document(self) -> dict[str, Any]:
+        """The ``values`` entries as the nested mapping helm reads from a values file."""
+        return nest(self.values)

@@ -1,8 +1,13 @@
-"""Turn rendered text into Manifests, refusing what Argo CD would choke on, with file:line:column."""
+"""Turn rendered text into Manifests, refusing what Argo CD would choke on, with file:line:column.
+
+Every stream is read under the settings' ``Limits`` (depth, aliases, expanded size), and a ``Budget``
+adds the streams up, so many files below the limit cannot add up to an unbounded render either.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -11,29 +16,38 @@ from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.manifest import Manifest
 
-#: a YAML alias bomb expands far beyond its text; past this many nodes a document is refused
-MAX_EXPANDED_NODES = 2_000_000
 
+@dataclass
+class Budget:
+    """Bytes every stream of one render may add up to (the output cap, maxOutputBytes)."""
 
-def _expanded_size(doc: Any, budget: int) -> int:
-    """Count nodes as a consumer walking the document would see them (aliases counted each time)."""
-    count = 0
-    stack = [doc]
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > budget:
-            return count
-        if isinstance(node, dict):
-            stack.extend(node.values())
-            stack.extend(node.keys())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return count
+    limit: int
+    used: int = 0
+
+    def spend(self, size: int, where: str) -> None:
+        self.used += size
+        if self.used > self.limit:
+            raise RenderError(
+                f"{where}: refused: the render's YAML adds up to more than {self.limit / 1048576:g} MiB "
+                "(parameter maxOutputBytes)"
+            )
 
 
 def json_syntax_error(where: str, exc: json.JSONDecodeError) -> str:
     return f"{where}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"
+
+
+def _json_too_deep(doc: Any, max_depth: int) -> bool:
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > max_depth:
+            return True
+        stack.extend((c, depth + 1) for c in children)
+    return False
 
 
 def _flatten_lists(obj: Any) -> list[Any]:
@@ -43,27 +57,47 @@ def _flatten_lists(obj: Any) -> list[Any]:
     return [obj]
 
 
-def load_documents(text: str, source: str, *, json_file: bool = False) -> list[Any]:
+def load_documents(
+    text: str,
+    source: str,
+    *,
+    limits: yamlio.Limits = yamlio.DEFAULT_LIMITS,
+    json_file: bool = False,
+    budget: Budget | None = None,
+    loader: type[yamlio.BoundedLoader] = yamlio.BoundedLoader,
+) -> list[Any]:
     """Parse a YAML stream (or one JSON document) into its non-empty documents."""
     if json_file:
         try:
-            return [json.loads(text)]
+            doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise RenderError(json_syntax_error(source, exc)) from exc
+        except RecursionError as exc:
+            raise RenderError(f"{source}: refused: JSON nested deeper than {limits.max_depth} levels") from exc
+        if _json_too_deep(doc, limits.max_depth):
+            raise RenderError(f"{source}: refused: JSON nested deeper than {limits.max_depth} levels")
+        if budget is not None:
+            budget.spend(len(text), source)
+        return [doc]
     try:
-        docs = [d for d in yamlio.load_all(text) if d is not None]
+        opened = yamlio.open_loader(text, limits, loader)
+        docs = [d for d in yamlio.iter_documents(opened) if d is not None]
     except yaml.YAMLError as exc:
         raise RenderError(yamlio.syntax_error(source, exc)) from exc
-    except RecursionError as exc:
-        raise RenderError(f"{source}: YAML nesting is too deep") from exc
-    if "*" in text and "&" in text:  # aliases present: make sure they do not explode
-        for i, doc in enumerate(docs):
-            if _expanded_size(doc, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
-                raise RenderError(
-                    f"{source}#{i}: refused: YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes "
-                    "(an alias bomb?)"
-                )
+    if budget is not None:
+        budget.spend(opened.expanded_bytes, source)
     return docs
+
+
+def _metadata_problem(meta: dict[str, Any]) -> str | None:
+    """Shapes later steps rely on (a list of annotations would otherwise fail deep in a transform)."""
+    for key in ("name", "generateName", "namespace"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            return f"has metadata.{key} of type {type(meta[key]).__name__}, not a string"
+    for key in ("labels", "annotations"):
+        if meta.get(key) is not None and not isinstance(meta[key], dict):
+            return f"has metadata.{key} of type {type(meta[key]).__name__}, not a mapping"
+    return None
 
 
 def to_manifests(docs: list[Any], source: str) -> list[Manifest]:
@@ -80,14 +114,24 @@ def to_manifests(docs: list[Any], source: str) -> list[Manifest]:
             meta = obj.get("metadata")
             if not isinstance(meta, dict) or (not meta.get("name") and not meta.get("generateName")):
                 missing.append("metadata.name")
+            shape = None if missing else _metadata_problem(meta)  # type: ignore[arg-type]
             if missing:
                 problems.append(f"{where}: object lacks {', '.join(missing)}")
-                continue
-            out.append(Manifest(obj, source, index))
+            elif shape:
+                problems.append(f"{where}: object {shape}")
+            else:
+                out.append(Manifest(obj, source, index))
     if problems:
         raise RenderError(problems[0], problems=problems)
     return out
 
 
-def parse_stream(text: str, source: str, *, json_file: bool = False) -> list[Manifest]:
-    return to_manifests(load_documents(text, source, json_file=json_file), source)
+def parse_stream(
+    text: str,
+    source: str,
+    *,
+    limits: yamlio.Limits = yamlio.DEFAULT_LIMITS,
+    json_file: bool = False,
+    budget: Budget | None = None,
+) -> list[Manifest]:
+    return to_manifests(load_documents(text, source, limits=limits, json_file=json_file, budget=budget), source)

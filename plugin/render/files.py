@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.errors import LifecycleError, RenderError
+from argocd_lifecycle.plugin import masking
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.parse import parse_stream
+from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
 from argocd_lifecycle.plugin.settings import PluginSettings
-from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, manifest_files
+from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, check_symlinks, manifest_files
 
-MAX_FILE_BYTES = 10 * 1024 * 1024
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path.resolve().is_relative_to(root)
-
-
-def check_symlinks(app_dir: Path) -> None:
-    """Refuse any symlink under the app folder that leads out of it (the repo is untrusted input)."""
-    for dirpath, dirnames, filenames in os.walk(app_dir):
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            if path.is_symlink() and not _inside(path, app_dir):
-                rel = path.relative_to(app_dir)
-                raise RenderError(f"{rel}: refused: symlink points outside the application folder")
+__all__ = ["app_files", "check_symlinks", "render", "template_context"]
 
 
 def app_files(app_dir: Path) -> list[Path]:
@@ -34,16 +22,6 @@ def app_files(app_dir: Path) -> list[Path]:
     sorted by relative path."""
     found = manifest_files(app_dir, templates=True, follow_links=True)
     return sorted(found, key=lambda p: p.relative_to(app_dir).as_posix())
-
-
-def _read(path: Path, rel: str) -> str:
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise RenderError(f"{rel}: refused: file is {size / 1048576:.1f} MiB, over the 10 MiB limit")
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise RenderError(f"{rel}: not UTF-8 text (byte {exc.start})") from exc
 
 
 def template_context(settings: PluginSettings) -> dict[str, Any]:
@@ -71,24 +49,36 @@ def template_context(settings: PluginSettings) -> dict[str, Any]:
     }
 
 
-def render(settings: PluginSettings) -> list[Manifest]:
+def _documents(path: Path, rel: str, settings: PluginSettings, budget: Budget, jinja: Any) -> tuple[list[Any], Any]:
+    text = yamlio.read_file(path, rel, settings.limits)
+    if not path.name.endswith(TEMPLATE_SUFFIX):
+        is_json = path.name.endswith(".json")
+        return load_documents(text, rel, limits=settings.limits, json_file=is_json, budget=budget), jinja
+    if jinja is None:  # imported only when a template is rendered: the plugin path stays fast
+        from argocd_lifecycle.plugin.render.jinja import JinjaRenderer
+
+        jinja = JinjaRenderer(template_context(settings), max_output=settings.limits.max_expanded_bytes)
+    from argocd_lifecycle.plugin.render.jinja_values import load_rendered
+
+    rendered, slots = jinja.render(text, rel)
+    # JSON is YAML's flow style: JSON templates are read as YAML so printed values stay scalars there too
+    return load_rendered(rendered, rel, slots, settings.limits, budget), jinja
+
+
+def render(settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
     app_dir = settings.app_dir
+    budget = Budget(settings.limits.max_expanded_bytes)
     jinja = None
     manifests: list[Manifest] = []
     problems: list[str] = []
     for path in app_files(app_dir):
         rel = path.relative_to(app_dir).as_posix()
-        text = _read(path, rel)
-        if path.name.endswith(TEMPLATE_SUFFIX):
-            if jinja is None:  # imported only when a template is rendered: the plugin path stays fast
-                from argocd_lifecycle.plugin.render.jinja import JinjaRenderer
-
-                jinja = JinjaRenderer(template_context(settings))
-            text = jinja.render(text, rel)
-        is_json = path.name.removesuffix(TEMPLATE_SUFFIX).endswith(".json")
         try:
-            manifests.extend(parse_stream(text, rel, json_file=is_json))
-        except RenderError as exc:
+            docs, jinja = _documents(path, rel, settings, budget, jinja)
+            # a Secret's values are masked from here on, before any later problem is printed
+            diagnostics.secrets.add(masking.from_documents(docs))
+            manifests.extend(to_manifests(docs, rel))
+        except LifecycleError as exc:
             problems.extend(exc.lines())
     if problems:
         raise RenderError(problems[0], problems=problems)

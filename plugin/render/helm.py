@@ -1,38 +1,52 @@
-"""Helm charts: ``helm template`` the way Argo CD would, with the target cluster's version and APIs."""
+"""Helm charts: ``helm template`` the way Argo CD would, with the target cluster's version and APIs.
+
+No value from the Application or the repository can be read by helm as an option: every flag is one
+``--flag=value`` word (pflag takes the rest of the word as the value, whatever it starts with), the
+release name and chart come after ``--``, and ``values`` reach helm as a values file the plugin writes
+(types exactly as given), never as ``--set`` strings that helm would split on commas and re-type.
+"""
 
 from __future__ import annotations
 
+import glob
+import json
+import tempfile
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle.plugin import masking
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render.tool import run_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
 
-def _declared_dependencies(chart_dir: Path) -> list[dict[str, str]]:
+def _declared_dependencies(chart_dir: Path, limits: yamlio.Limits) -> list[dict[str, str]]:
     deps: list[dict[str, str]] = []
     for name in ("Chart.yaml", "requirements.yaml"):
         path = chart_dir / name
         if not path.is_file():
             continue
         try:
-            data = yamlio.load(path.read_text(encoding="utf-8")) or {}
-        except Exception as exc:
-            raise RenderError(f"{name}: cannot be read as YAML: {exc}") from exc
+            data = yamlio.load(yamlio.read_file(path, name, limits), limits) or {}
+        except yaml.YAMLError as exc:
+            raise RenderError(yamlio.syntax_error(name, exc)) from exc
         for dep in (data.get("dependencies") or []) if isinstance(data, dict) else []:
             if isinstance(dep, dict) and dep.get("name"):
                 deps.append({"name": str(dep["name"]), "version": str(dep.get("version", ""))})
     return deps
 
 
-def check_vendored_dependencies(chart_dir: Path) -> None:
+def check_vendored_dependencies(chart_dir: Path, limits: yamlio.Limits = yamlio.DEFAULT_LIMITS) -> None:
     """Argo CD's sidecar has no network to fetch charts: dependencies must be in ``charts/``."""
     charts = chart_dir / "charts"
     missing = []
-    for dep in _declared_dependencies(chart_dir):
+    for dep in _declared_dependencies(chart_dir, limits):
         name = dep["name"]
-        if (charts / name).is_dir() or any(charts.glob(f"{name}-*.tgz")):
+        if (charts / name).is_dir() or any(charts.glob(f"{glob.escape(name)}-*.tgz")):
             continue
         missing.append(f"{name} {dep['version']}".strip())
     if missing:
@@ -42,31 +56,70 @@ def check_vendored_dependencies(chart_dir: Path) -> None:
         )
 
 
-def _set_value(value: str) -> str:
-    # --set splits on commas; escape them so a value stays one value.
-    return value.replace("\\", "\\\\").replace(",", "\\,")
+def _csv_word(value: str) -> str:
+    """One value for a pflag string-slice flag (``--values``, ``--api-versions``), which splits its word
+    as a CSV record: quoted, a comma in a path stays in the path."""
+    return '"' + value.replace('"', '""') + '"'
 
 
-def helm_argv(settings: PluginSettings) -> list[str]:
-    params = settings.parameters
-    release = params.release_name or settings.app.name or "release"
-    argv = [settings.helm, "template", release, ".", "--include-crds"]
+def release_of(settings: PluginSettings) -> str:
+    if settings.release_name is not None:
+        return settings.release_name
+    if settings.app.name:
+        raise RenderError(
+            f"ARGOCD_APP_NAME {settings.app.name[:80]!r} is not a Helm release name (lowercase letters, digits, "
+            "'-' and '.', at most 53 characters): set the parameter releaseName"
+        )
+    return "release"
+
+
+def helm_argv(settings: PluginSettings, values_file: Path | None = None) -> list[str]:
+    argv = [settings.helm, "template", "--include-crds"]
     if settings.app.namespace:
-        argv += ["--namespace", settings.app.namespace]
+        argv.append(f"--namespace={settings.app.namespace}")
     if settings.kube_version is not None:
-        argv += ["--kube-version", settings.kube_version.semver]
-    for api in settings.api_versions:
-        argv += ["--api-versions", api]
-    for values_file in params.value_files:
-        path = (settings.app_dir / values_file).resolve()
-        if not path.is_relative_to(settings.app_dir) or not path.is_file():
-            raise RenderError(f"parameter valueFiles: {values_file!r} is not a file inside the application folder")
-        argv += ["--values", str(path)]
-    for key, value in params.values:
-        argv += ["--set", f"{key}={_set_value(value)}"]
-    return argv
+        argv.append(f"--kube-version={settings.kube_version.semver}")
+    argv += [f"--api-versions={_csv_word(api)}" for api in settings.api_versions]
+    files = [*settings.value_files, *([values_file] if values_file else [])]
+    argv += [f"--values={_csv_word(str(path))}" for path in files]
+    return [*argv, "--", release_of(settings), "."]
 
 
-def render(settings: PluginSettings) -> str:
-    check_vendored_dependencies(settings.app_dir)
-    return run_tool("helm", helm_argv(settings), cwd=settings.app_dir)
+def values_text(settings: PluginSettings) -> str | None:
+    """The ``values`` parameter as a values file (JSON is YAML: the types survive exactly)."""
+    doc: dict[str, Any] = settings.parameters.values_document()
+    return json.dumps(doc) if doc else None
+
+
+def source_secrets(settings: PluginSettings) -> set[str]:
+    """Secret values in the chart's templates that parse as YAML (most Go templates do not, and those
+    cannot hold literal data): read only when helm failed, to mask its message."""
+    out: set[str] = set()
+    templates = settings.app_dir / "templates"
+    for path in sorted(templates.rglob("*.y*ml")) if templates.is_dir() else []:
+        try:
+            text = yamlio.read_file(path, path.name, settings.limits)
+            if "Secret" in text:
+                out |= masking.from_documents(yamlio.load_all(text, settings.limits))
+        except (yaml.YAMLError, RenderError, OSError, ValueError):
+            continue
+    return out
+
+
+def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
+    check_vendored_dependencies(settings.app_dir, settings.limits)
+    release_of(settings)  # an unusable release name fails before helm starts
+    text = values_text(settings)
+    with tempfile.TemporaryDirectory(prefix="argocd-lifecycle-values-") as tmp:
+        values_file = None
+        if text is not None:
+            values_file = Path(tmp, "values.json")
+            values_file.write_text(text, encoding="utf-8")
+        return run_tool(
+            "helm",
+            helm_argv(settings, values_file),
+            cwd=settings.app_dir,
+            max_output=settings.limits.max_expanded_bytes,
+            mask=diagnostics.clean,
+            on_failure=lambda: diagnostics.secrets.add(source_secrets(settings)),
+        )

@@ -1,22 +1,41 @@
-"""Kustomize folders: ``kustomize build``, with ``--enable-helm`` when the parameters ask for it."""
+"""Kustomize folders: ``kustomize build``, with ``--enable-helm`` when the parameters ask for it.
+
+What the kustomization may reach is checked first (kustomize_refs.py); kustomize runs with a fixed argv
+(no user value in it) and, unless ``allowRemoteBases=true``, without any way to the network.
+"""
 
 from __future__ import annotations
 
 import shutil
 
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.render import kustomize_refs
 from argocd_lifecycle.plugin.render.tool import run_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
 
 def kustomize_argv(settings: PluginSettings) -> list[str]:
-    argv = [settings.kustomize, "build", "."]
+    argv = [settings.kustomize, "build"]
     if settings.parameters.enable_helm:
         argv.append("--enable-helm")
         helm = shutil.which(settings.helm)
         if helm:
-            argv += ["--helm-command", helm]
-    return argv
+            argv.append(f"--helm-command={helm}")
+    return [*argv, "--", "."]
 
 
-def render(settings: PluginSettings) -> str:
-    return run_tool("kustomize", kustomize_argv(settings), cwd=settings.app_dir)
+def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
+    params = settings.parameters
+    reach = kustomize_refs.check(
+        settings.app_dir, settings.repo_root, allow_remote=params.allow_remote_bases, limits=settings.limits
+    )
+    diagnostics.secrets.add(reach.secrets)
+    return run_tool(
+        "kustomize",
+        kustomize_argv(settings),
+        cwd=settings.app_dir,
+        max_output=settings.limits.max_expanded_bytes,
+        mask=diagnostics.clean,
+        offline=not params.allow_remote_bases,
+        on_failure=lambda: diagnostics.secrets.add(reach.file_secrets(settings.limits)),
+    )

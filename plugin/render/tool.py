@@ -1,21 +1,35 @@
-"""Run an upstream tool (helm, kustomize) as an argv list and turn failures into one clear error."""
+"""Run an upstream tool (helm, kustomize) as an argv list and turn failures into one clear error.
+
+The tool's output is read with a cap (a chart can print without end), its stderr is masked before it is
+trimmed (a trimmed secret would escape the mask), and unless remote sources are allowed the tool gets an
+environment in which any network fetch fails at once: proxies that refuse every connection and no git
+transport.
+"""
 
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from argocd_lifecycle.errors import ToolError
 
 #: keep the tail of a tool's stderr: the useful line is usually last, and the UI has little room
 _MAX_STDERR = 1500
+#: stderr kept in memory (its tail), masked before it is trimmed to _MAX_STDERR
+_STDERR_WINDOW = 64 * 1024
 TOOL_TIMEOUT_SECONDS = 120
+#: a proxy that refuses every connection (port 1 on loopback: nothing listens there)
+DEAD_PROXY = "http://127.0.0.1:1"
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
-def _tool_env() -> dict[str, str]:
+def tool_env(*, offline: bool) -> dict[str, str]:
     env = dict(os.environ)
     # Helm wants writable cache/config folders; the sidecar's HOME may be read-only, /tmp is private.
     base = Path(tempfile.gettempdir()) / "argocd-lifecycle-helm"
@@ -25,6 +39,11 @@ def _tool_env() -> dict[str, str]:
         ("HELM_DATA_HOME", "data"),
     ):
         env.setdefault(var, str(base / sub))
+    if offline:
+        # a second wall behind the kustomization check: HTTP(S) fetches go to a dead proxy, git may use
+        # no transport at all (GIT_ALLOW_PROTOCOL lists the allowed ones: none)
+        env.update(dict.fromkeys(_PROXY_VARS, DEAD_PROXY))
+        env.update({"NO_PROXY": "", "no_proxy": "", "GIT_ALLOW_PROTOCOL": "none", "GIT_TERMINAL_PROMPT": "0"})
     return env
 
 
@@ -34,8 +53,50 @@ def trim(stderr: str) -> str:
     return text if len(text) <= _MAX_STDERR else "..." + text[-_MAX_STDERR:]
 
 
-def run_tool(tool: str, argv: list[str], *, cwd: Path) -> str:
-    """Run ``argv`` (argv[0] is the binary) and return stdout; raise ToolError with its own message."""
+def _collect(proc: subprocess.Popen[bytes], tool: str, max_output: int) -> tuple[bytes, bytes]:
+    """stdout (at most ``max_output`` bytes) and the tail of stderr; kills the tool past either bound."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out: list[bytes] = []
+    size = 0
+    err = b""
+    deadline = time.monotonic() + TOOL_TIMEOUT_SECONDS
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                proc.kill()
+                raise ToolError(f"{tool} did not finish within {TOOL_TIMEOUT_SECONDS}s")
+            for key, _ in selector.select(timeout=remaining):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif key.fileobj is proc.stdout:
+                    size += len(chunk)
+                    if size > max_output:
+                        proc.kill()
+                        raise ToolError(
+                            f"{tool} printed more than {max_output / 1048576:g} MiB; refused (parameter maxOutputBytes)"
+                        )
+                    out.append(chunk)
+                else:
+                    err = (err + chunk)[-_STDERR_WINDOW:]
+    return b"".join(out), err
+
+
+def run_tool(
+    tool: str,
+    argv: list[str],
+    *,
+    cwd: Path,
+    max_output: int,
+    mask: Callable[[str], str],
+    offline: bool = True,
+    on_failure: Callable[[], None] | None = None,
+) -> str:
+    """Run ``argv`` (argv[0] is the binary) and return stdout; raise ToolError with its own message,
+    masked (``on_failure`` runs first: it may teach ``mask`` more secrets)."""
     binary = shutil.which(argv[0])
     if binary is None:
         raise ToolError(
@@ -43,19 +104,29 @@ def run_tool(tool: str, argv: list[str], *, cwd: Path) -> str:
             "to its path (`make tools` builds the pinned version)"
         )
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [binary, *argv[1:]],
             cwd=cwd,
-            env=_tool_env(),
-            capture_output=True,
-            text=True,
-            timeout=TOOL_TIMEOUT_SECONDS,
-            check=False,
+            env=tool_env(offline=offline),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
-    except subprocess.TimeoutExpired as exc:
-        raise ToolError(f"{tool} did not finish within {TOOL_TIMEOUT_SECONDS}s") from exc
     except OSError as exc:
         raise ToolError(f"{tool} could not be started: {exc.strerror}") from exc
-    if proc.returncode != 0:
-        raise ToolError(f"{tool} failed (exit {proc.returncode}): {trim(proc.stderr) or 'no message'}")
-    return proc.stdout
+    with proc:
+        try:
+            stdout, stderr = _collect(proc, tool, max_output)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        code = proc.wait()
+    if code != 0:
+        if on_failure is not None:
+            on_failure()
+        message = trim(mask(stderr.decode("utf-8", "replace"))) or "no message"
+        raise ToolError(f"{tool} failed (exit {code}): {message}")
+    try:
+        return stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"{tool} printed text that is not UTF-8 (byte {exc.start})") from exc

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import KnowledgeBase, knowledge_base
 from argocd_lifecycle.errors import ConfigError, RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
@@ -24,7 +25,10 @@ def rules_of(settings: PluginSettings) -> KnowledgeBase:
     path = (settings.app_dir / name).resolve()
     if not path.is_relative_to(settings.app_dir):
         raise ConfigError(f"parameter additionalVersions: {name} is outside the application folder")
-    return knowledge_base(path, label=f"additionalVersions ({Path(name).as_posix()})")
+    label = f"additionalVersions ({Path(name).as_posix()})"
+    if path.exists():
+        yamlio.read_file(path, label, settings.limits)  # a regular file under the size limit
+    return knowledge_base(path, label=label)
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ CASES = [
                 for i in range(8)
             )
         },
-        "a.yaml#0: refused: YAML aliases expand to more than",
+        "a.yaml:8:4: refused: expands to more than 64 MiB (aliases written out)",
     ),
     Case("json-syntax", {"svc.json": '{"apiVersion": "v1",\n "kind": }'}, "svc.json:2:10: JSON syntax error"),
     Case("jinja-syntax", {"t.yaml.j2": "apiVersion: v1\nkind: {% if %}\n"}, "t.yaml.j2:2: Jinja2 syntax error"),
@@ -151,7 +151,7 @@ CASES = [
     Case(
         "marker-bad-yaml",
         {".argocd-lifecycle.yaml": "parameters: [\n", "a.yaml": DEPLOY},
-        ".argocd-lifecycle.yaml: cannot be read as YAML",
+        ".argocd-lifecycle.yaml:2:1: YAML syntax error",
     ),
     Case(
         "marker-not-mapping",

@@ -34,6 +34,8 @@ def test_defaults_come_from_the_announced_table() -> None:
         value_files=(),
         values=(),
         enable_helm=False,
+        allow_remote_bases=False,
+        max_output_bytes=64 * 1024 * 1024,
     )
     # every announced parameter has its typed field, and every field is announced
     assert [s.field for s in SPECS] == [f.name for f in dataclasses.fields(Parameters)]
