@@ -27,7 +27,7 @@ from argocd_lifecycle.cluster_secrets import ClusterSecret, InvalidClusterSecret
 from argocd_lifecycle.generators.capi.announce import ClusterEvents
 from argocd_lifecycle.generators.capi.intent import Intent, intent, scaled_message
 from argocd_lifecycle.generators.capi.names import WORKERS_ANNOTATION
-from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey
+from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey, InvalidCapiObject
 from argocd_lifecycle.generators.capi.registration import (
     desired,
     is_ours,
@@ -153,7 +153,11 @@ class Reconciler:
             endpoint = kubeconfig.endpoint
         if endpoint is None and ours is None:
             return  # nothing to register with (yet)
-        want = desired(entry, endpoint, it, self.settings.copy_labels)
+        try:
+            want = desired(entry, endpoint, it, self.settings.copy_labels)
+        except InvalidCapiObject as exc:
+            await self.events.warn(entry, "InvalidCluster", exc.message)
+            return
         if ours is not None and patch(want, ours) is None:
             self._groups[key] = it.groups
             return

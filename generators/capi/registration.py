@@ -31,10 +31,12 @@ from argocd_lifecycle.generators.capi.names import (
     WORKERS_ANNOTATION,
     reserved,
 )
-from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey
+from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey, InvalidCapiObject
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Annotation
 
 SECRET_PREFIX = "capi."  # noqa: S105 - a name prefix
+#: a Secret's name is a DNS subdomain
+MAX_NAME = 253
 MANAGED_ANNOTATIONS = (
     SOURCE_ANNOTATION,
     SOURCE_UID_ANNOTATION,
@@ -88,7 +90,14 @@ class Desired:
 
 
 def desired(cluster: CapiCluster, endpoint: Endpoint | None, intent: Intent, allow: Sequence[str]) -> Desired:
-    """Without an ``endpoint`` (the kubeconfig is gone or unusable) the data is left as it is."""
+    """Without an ``endpoint`` (the kubeconfig is gone or unusable) the data is left as it is.
+    ``InvalidCapiObject`` when the names cannot be a Secret's (CAPI keeps Cluster names to 63 characters;
+    without its webhook they could be longer)."""
+    if len(secret_name(cluster.key)) > MAX_NAME:
+        raise InvalidCapiObject(
+            f"Cluster {cluster.key}: the name is too long for an Argo CD cluster Secret "
+            f"({len(secret_name(cluster.key))} > {MAX_NAME} characters)"
+        )
     labels = {CLUSTER_SECRET_LABEL: CLUSTER_SECRET_LABEL_VALUE, MANAGED_BY_LABEL: MANAGED_BY_VALUE}
     labels.update(copied_labels(cluster, allow))
     annotations: dict[str, str | None] = {

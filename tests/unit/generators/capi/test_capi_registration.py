@@ -11,7 +11,7 @@ import pytest
 from argocd_lifecycle.cluster_secrets import parse_secret
 from argocd_lifecycle.generators.capi.intent import intent
 from argocd_lifecycle.generators.capi.kubeconfig import Endpoint, parse_kubeconfig
-from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey, parse_cluster
+from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey, InvalidCapiObject, parse_cluster
 from argocd_lifecycle.generators.capi.registration import (
     cluster_name,
     copied_labels,
@@ -154,3 +154,11 @@ def test_a_kubeconfig_the_inventory_would_refuse_never_becomes_a_secret() -> Non
     broken = replace(endpoint(), config={"tlsClientConfig": {"insecure": False, "caData": "bm90IGEgY2VydA=="}})
     with pytest.raises(Exception, match="not a PEM certificate"):
         manifest(desired(c, broken, intent(c, None, []), ALLOW), "argocd")
+
+
+def test_a_name_too_long_for_a_secret_is_refused_before_any_write() -> None:
+    long_one = replace(cluster(), key=ClusterKey("capi-clusters", "w" * 250))
+    with pytest.raises(
+        InvalidCapiObject, match=r"the name is too long for an Argo CD cluster Secret \(269 > 253 characters\)$"
+    ):
+        desired(long_one, endpoint(), intent(long_one, None, []), ALLOW)
