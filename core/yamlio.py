@@ -239,6 +239,8 @@ def iter_documents(opened: _FastLoader) -> Iterator[Any]:
     try:
         while opened.check_data():
             yield opened.get_data()
+    except (ValueError, OverflowError) as exc:  # from resolving a scalar: one YAML error, like the rest
+        raise ConstructorError(None, None, f"cannot read a value: {exc}", None) from exc
     finally:
         opened.dispose()
 
@@ -254,6 +256,8 @@ def load(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     opened = open_loader(text, limits)
     try:
         return opened.get_single_data()
+    except (ValueError, OverflowError) as exc:
+        raise ConstructorError(None, None, f"cannot read a value: {exc}", None) from exc
     finally:
         opened.dispose()
 

@@ -55,7 +55,7 @@ def test_attack_is_refused_or_neutralised(attack: Attack, outcomes: dict[str, Ou
     for secret in attack.secrets:
         for stream in (out.stderr, out.stdout):
             assert secret not in stream and secret[-24:] not in stream, f"secret shown: {stream[:300]}"
-    if attack.refused is not None:
+    if attack.refused is not None and (attack.check is None or out.code != 0):
         assert (out.code, out.stdout) == (1, ""), out.stderr
         lines = out.stderr.splitlines()
         assert lines and all(line.startswith(("error: ", "warning: ", "note: ")) for line in lines), out.stderr
