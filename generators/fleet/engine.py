@@ -192,6 +192,9 @@ class FleetEngine:
             self.tracked.clear()  # start from what the Secrets say, as a new leader must
             for name in self.inventory.secrets:
                 self._start(name)
+            if self.outputs.refresher is not None:
+                # what changed while no replica led (a relabelled Secret, say) was never pushed to Argo CD
+                self.outputs.refresher.poke()
             for change in self._invalid.values():  # reported while following: report them now
                 self._spawn(self.outputs.writer.invalid(change, _now()))
         else:

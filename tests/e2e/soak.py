@@ -326,7 +326,7 @@ class Soak:
         else:
             wait_until(lambda: self._apps() == self.model.expected_apps(self._admitted()), timeout=SETTLE_TIMEOUT,
                        what="Argo CD's Applications to follow the answer")  # fmt: skip
-            self.model.settled()
+            self.model.settled(self._admitted())
 
     def _check(self, index: int, kind: str) -> None:
         for deletion in self.watch.since(self.seen):

@@ -64,10 +64,12 @@ class Model:
                 self.permitted.setdefault(name, reason)
         return verdict
 
-    def settled(self) -> None:
-        """After a change settled: a cluster selected again may not lose its Application any more."""
+    def settled(self, admitted: set[str]) -> None:
+        """After a change settled: a cluster selected (and admitted) again may not lose its Application
+        any more. A retired cluster registered again is new: until it passes the gate, its old
+        Application may still go."""
         for name in list(self.permitted):
-            if name in self.selected() and name not in self.departed:
+            if name in self.selected() and name not in self.departed and name in admitted:
                 del self.permitted[name]
 
     def expected_apps(self, admitted: set[str]) -> set[str]:
