@@ -1,13 +1,13 @@
 """What the engine remembers of a deleted cluster Secret: whether the departure was explicit, and whether a
 Secret re-created for the same server is the same admitted cluster coming back (seen as a follower,
-which takes every phase from the Secrets, so no probe runs)."""
+which takes every phase from the Secrets, so no probe runs); and what a new leader does first."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
 
-from argocd_lifecycle.generators.fleet.engine import FleetEngine
+from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
@@ -56,6 +56,30 @@ def test_a_new_secret_for_a_cluster_argo_cd_deploys_to_is_admitted_at_once() -> 
         inventory.replace_all([(_secret("slip", "1"), ""), (_secret("new", "2"), "")])
         shown = {c.name: c for c in engine.clusters()}
         assert shown["slip"].ready and not shown["new"].ready
+        await engine.aclose()
+
+    asyncio.run(story())
+
+
+def test_a_new_leader_asks_the_applicationsets_to_refresh() -> None:
+    """A relabelling made while no replica led changed no phase: only this refresh brings it to Argo CD."""
+
+    class Pokes:
+        count = 0
+
+        def poke(self) -> None:
+            self.count += 1
+
+    async def story() -> None:
+        pokes = Pokes()
+        engine = FleetEngine(
+            Inventory("argocd"), SETTINGS, ProberSettings(interval=3600, timeout=1, concurrency=1),
+            Outputs(refresher=pokes),  # type: ignore[arg-type]
+        )  # fmt: skip
+        engine.set_leader(True)
+        assert pokes.count == 1
+        engine.set_leader(True)  # already leading: nothing new
+        assert pokes.count == 1
         await engine.aclose()
 
     asyncio.run(story())
