@@ -220,6 +220,18 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
             await eventually(lambda: events(NS, "Cluster", "ClusterScaled"), "ClusterScaled on the Cluster")
             assert annotations()["argocd-lifecycle.io/capi-workers"] == "4"
 
+            # scaled while no generator ran: the next one compares with what the Secret recorded
+            await fleet.aclose()
+            merge(http, md, {"spec": {"replicas": 5}})
+            fleet, _ = await started(serve)
+
+            def restarted_scale() -> list[dict[str, Any]]:
+                return [e for e in events("argocd", "Secret", "ClusterScaled") if e["message"] == "workers 4 -> 5"]
+
+            await eventually(restarted_scale, "ClusterScaled after the restart", timeout=30)
+            registered_again = events("argocd", "Secret", "ClusterRegistered")
+            assert [e["count"] for e in registered_again] == [1]  # resumed from the Secret, not registered again
+
             # labels follow the CAPI Cluster; rotated credentials follow the kubeconfig
             merge(http, cluster, {"metadata": {"labels": {"env": "prod", "team.example.com/owner": None}}})
             await eventually(lambda: (ours() or {})["metadata"]["labels"].get("env") == "prod", "env=prod")
