@@ -250,16 +250,33 @@ class _YamlSandbox(ImmutableSandboxedEnvironment):
         _predict(name, subject, args, kwargs)
         return _size_check(super().call(__context, __obj, *args, **kwargs), f"str.{name}()")
 
-    def format_string(self, s: str, args: tuple[Any, ...], kwargs: dict[str, Any], format_func: Any = None) -> str:
-        self.tick()
-        if any(_is_data(v) for v in (s, *args, *kwargs.values())):
-            s, args, kwargs = _plain(s), _plain(args), {k: _plain(v) for k, v in kwargs.items()}
-        specs = [spec for _, _, spec, _ in string.Formatter().parse(s) if spec]
-        widths = [int(n) for spec in specs for n in _NUMBERS.findall(spec)]
-        numbers = [a for a in (*args, *kwargs.values()) if isinstance(a, int) and not isinstance(a, bool)]
-        if any(w > MAX_TEXT for w in widths) or any(abs(n) > MAX_TEXT for n in numbers):
-            raise BoundError(f"str.format(): a field width over {MAX_TEXT:,}")
-        return str(_size_check(super().format_string(s, args, kwargs, format_func), "str.format()"))
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        """``str.format`` (reached as an attribute, not through ``call``): the same data rule and a cap
+        on field widths, checked before formatting."""
+        if super().wrap_str_format(value) is None:
+            return None
+        subject, name = value.__self__, value.__name__
+
+        def bounded(*args: Any, **kwargs: Any) -> str:
+            self.tick()
+            if name == "format_map":
+                raise BoundError("str.format_map() is not available in templates")
+            text, data = subject, any(_is_data(v) for v in (subject, *args, *kwargs.values()))
+            if data:
+                text, args, kwargs = _plain(subject), _plain(args), {k: _plain(v) for k, v in kwargs.items()}
+            specs = [spec for _, _, spec, _ in string.Formatter().parse(text) if spec]
+            widths = [int(n) for spec in specs for n in _NUMBERS.findall(spec)]
+            numbers = [a for a in (*args, *kwargs.values()) if isinstance(a, int) and not isinstance(a, bool)]
+            if any(w > MAX_TEXT for w in widths) or any(abs(n) > MAX_TEXT for n in numbers):
+                raise BoundError(f"str.format(): a field width over {MAX_TEXT:,}")
+            inner = super(_YamlSandbox, self).wrap_str_format(getattr(text, name))
+            assert inner is not None
+            result = inner(*args, **kwargs)
+            if data and isinstance(result, Markup):
+                result = str(result)
+            return str(_size_check(result, "str.format()"))
+
+        return bounded
 
     def concat_values(self, parts: tuple[Any, ...]) -> Any:
         """``a ~ b``: template text when every part is template text, else data (plain text)."""

@@ -106,6 +106,17 @@ CASES = [
         refused="sandbox refused: format: a field width",
     ),
     Attack(
+        "jinja-format-method-width",
+        template("", "x: {{ '{:>3000000000}'.format('x') }}"),
+        refused="sandbox refused: str.format(): a field width",
+    ),
+    Attack(
+        "jinja-format-method-keeps-a-scalar",
+        template("", "x: {{ '{}-post'.format(env.X) }}"),
+        {"ARGOCD_ENV_X": "a\nevil: 1"},
+        check=only_data({"x": "a\nevil: 1-post"}),
+    ),
+    Attack(
         "jinja-method-padding",
         template("", "x: {{ 'x'.ljust(3000000000) }}"),
         refused="sandbox refused: ljust(): a size",
