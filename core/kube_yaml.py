@@ -49,13 +49,15 @@ _BAD_UNDERSCORE = re.compile(r"(?<![0-9])_|_(?![0-9])")
 _DIGITS = {2: frozenset("01"), 8: frozenset("01234567"), 10: frozenset("0123456789")}
 _DIGITS[16] = frozenset("0123456789abcdefABCDEF")
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
+#: 64 binary digits and a prefix: no longer text is a 64-bit integer in any base
+_MAX_DIGITS = 66
 _STRING: tuple[str, Any] = (STR, None)  # marker: the value is the text itself
 
 
 def _unsigned(body: str) -> int | None:
     """strconv.ParseUint(body, 0, 64) without the range check (underscores are already gone)."""
-    if not body:
-        return None
+    if not body or len(body) > _MAX_DIGITS:
+        return None  # past 64 bits in any base (and no quadratic int() on a long digit string)
     base = 10
     if body[0] == "0":
         prefix = body[1:2].lower()
@@ -83,7 +85,18 @@ def _go_int(plain: str) -> int | None:
 
 def _go_float(text: str) -> float | None:
     """yamlStyleFloat and strconv.ParseFloat: out of range is an error (a string), not infinity."""
-    if _FLOAT.fullmatch(text) is None:
+    if len(text) > _MAX_FLOAT_TEXT or _FLOAT.fullmatch(text) is None:
+        return _long_float(text)
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+#: float() is linear, but keep the common path short; longer candidates are checked on their exponent
+_MAX_FLOAT_TEXT = 400
+
+
+def _long_float(text: str) -> float | None:
+    if len(text) <= _MAX_FLOAT_TEXT or _FLOAT.fullmatch(text) is None:
         return None
     value = float(text)
     return value if math.isfinite(value) else None
@@ -115,9 +128,9 @@ def _resolve(value: str) -> tuple[str, Any]:
         integer = _go_int(plain)
         if integer is not None:
             return INT, integer
-        number = _go_float(plain)
-        if number is not None:
-            return FLOAT, number
+        decimal = _go_float(plain)
+        if decimal is not None:
+            return FLOAT, decimal
     return _STRING
 
 
@@ -158,7 +171,7 @@ def resolve_tagged(tag: str, value: str) -> Any:
     found, result = resolve_plain(value) if value else (NULL, None)
     if found == tag:
         return result
-    if tag == FLOAT and found == INT:
+    if tag == FLOAT and found == INT and isinstance(result, int):
         return float(result)
     short = tag.removeprefix(TAG)
     raise TagMismatch(f"cannot decode {found.removeprefix(TAG)} `{value}` as a !!{short}")
@@ -223,8 +236,8 @@ def _binary(loader: Any, node: Any) -> str:
 
 
 def _untagged(loader: Any, node: Any) -> Any:
-    """A tag the decoder does not know (``!Ref``, ``!!set``, ``!!omap``) changes nothing for go-yaml: the
-    node decodes as the plain string, mapping or sequence it is."""
+    """``!!set``, ``!!omap`` and ``!!pairs`` change nothing for go-yaml: the node decodes as the plain
+    mapping or sequence it is (PyYAML would build a set or tuples)."""
     if isinstance(node, ScalarNode):
         return loader.construct_scalar(node)
     if isinstance(node, SequenceNode):
@@ -240,4 +253,5 @@ def install_constructors(loader: Any) -> None:
     loader.add_constructor(BINARY, _binary)
     for name in ("set", "omap", "pairs"):
         loader.add_constructor(TAG + name, _untagged)
-    loader.add_constructor(None, _untagged)
+    # other tags (``!Ref``, ``!!python/...``) stay refused, as by PyYAML's safe loader: go-yaml would read
+    # them as plain values, but no Kubernetes manifest has them, and an error is safer than a guess

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
-from argocd_lifecycle.plugin import guards, masking
+from argocd_lifecycle.plugin import guards, masking, passthrough
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.parse import load_documents, to_manifests
 from argocd_lifecycle.plugin.render import detect as detect_source
 from argocd_lifecycle.plugin.render import files
 from argocd_lifecycle.plugin.settings import PluginSettings
@@ -29,9 +28,9 @@ class Result:
 
 
 def _tool_output(text: str, source: str, settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
-    docs = load_documents(text, source, limits=settings.limits)
-    diagnostics.secrets.add(masking.from_documents(docs))
-    return to_manifests(docs, source)
+    manifests = passthrough.read_stream(text, source, limits=settings.limits)
+    diagnostics.secrets.add(masking.from_documents(passthrough.secret_objects(manifests)))
+    return manifests
 
 
 def render_manifests(settings: PluginSettings, diagnostics: Diagnostics | None = None) -> tuple[str, list[Manifest]]:
@@ -52,6 +51,11 @@ def render_manifests(settings: PluginSettings, diagnostics: Diagnostics | None =
     return source_type, files.render(settings, diagnostics)
 
 
+def document_text(m: Manifest) -> str:
+    """One document of the output: as the tool emitted it unless a transform changed it."""
+    return "---\n" + (m.text if m.text is not None else yamlio.dump(m.obj))
+
+
 def check_output_size(text: str, limit: int) -> None:
     # characters are at most 4 bytes each: encode only when the text could be over
     if len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit:
@@ -66,7 +70,7 @@ def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:
     manifests = transforms.run(steps, manifests, diagnostics)
     guards.check_duplicates(manifests)
     guards.check_not_empty(manifests, allow_empty=settings.parameters.allow_empty)
-    text = yamlio.dump_all([m.obj for m in manifests]) if manifests else ""
+    text = "".join(document_text(m) for m in manifests)
     check_output_size(text, settings.parameters.max_output_bytes)
     return Result(source_type, manifests, text)
 

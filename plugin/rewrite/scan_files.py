@@ -28,7 +28,7 @@ def scan_paths(paths: list[str], scanner: Scanner) -> tuple[list[Finding], int, 
                             doc.index,
                             doc.api_version,
                             doc.kind,
-                            name=doc.name,
+                            name=doc.name or doc.generate_name,
                             namespace=doc.namespace,
                         )
                         if found is not None:

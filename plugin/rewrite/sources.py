@@ -12,8 +12,8 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, UsageError
+from argocd_lifecycle.plugin.documents import DocInfo, index_documents
 from argocd_lifecycle.plugin.parse import json_syntax_error
-from argocd_lifecycle.plugin.rewrite.docscan import DocInfo, index_documents
 from argocd_lifecycle.plugin.walk import manifest_files
 
 STDIN = "-"

@@ -11,12 +11,15 @@ from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 
 SCALABLE_KINDS = ("Deployment", "StatefulSet")
+SCALER_KINDS = ("HorizontalPodAutoscaler", "ScaledObject")
 
 
 def _targets(manifests: list[Manifest]) -> dict[tuple[str, str, str], str]:
     """(namespace, kind, name) of each scaled workload -> who scales it."""
     found: dict[tuple[str, str, str], str] = {}
     for m in manifests:
+        if m.kind not in SCALER_KINDS:
+            continue  # decided on the identity: other objects are never built here
         spec: Any = m.obj.get("spec")
         if not isinstance(spec, dict):
             continue
@@ -39,9 +42,9 @@ def drop_autoscaled_replicas(manifests: list[Manifest], diagnostics: Diagnostics
         return manifests
     out = []
     for m in manifests:
-        scaler = targets.get((m.namespace, m.kind, m.name))
-        spec = m.obj.get("spec")
-        if scaler and m.kind in SCALABLE_KINDS and isinstance(spec, dict) and "replicas" in spec:
+        scaler = targets.get((m.namespace, m.kind, m.name)) if m.kind in SCALABLE_KINDS else None
+        spec = m.obj.get("spec") if scaler else None
+        if scaler and isinstance(spec, dict) and "replicas" in spec:
             new_spec = {k: v for k, v in spec.items() if k != "replicas"}
             diagnostics.note(f"{m.ref}: dropped spec.replicas, {scaler} scales it")
             out.append(m.with_obj({**m.obj, "spec": new_spec}))

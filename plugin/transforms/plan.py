@@ -1,9 +1,11 @@
 """The typed list of transforms for one render, built from the settings before anything renders.
 
 The API rewrite comes first, so the other steps see the apiVersions that will be printed; schema
-validation comes last, so it checks exactly what is printed. A step the settings switch off is not in
-the list. Building the list loads what the steps need (the deprecation rules, users' extra rules), so
-a bad rules file fails the run before helm or kustomize start.
+validation comes last, so it checks exactly what is printed. Steps mark only the objects they change
+(``rewritten-from``, Argo CD's sync options): an object no step changes is printed as the tool emitted
+it. A step the settings switch off is not in the list. Building the list loads what the steps need
+(the deprecation rules, users' extra rules), so a bad rules file fails the run before helm or
+kustomize start.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
-from argocd_lifecycle.plugin.transforms.provenance import StampRenderedFor
 from argocd_lifecycle.plugin.transforms.rewrite_apis import RewriteApis
 
 Transform = Callable[[list[Manifest], Diagnostics], list[Manifest]]
@@ -47,8 +48,6 @@ def plan(settings: PluginSettings) -> tuple[Transform, ...]:
         from argocd_lifecycle.plugin.transforms.lifecycle import forbid_prune_and_delete
 
         steps.append(forbid_prune_and_delete)
-    if settings.kube_version is not None:
-        steps.append(StampRenderedFor(settings.kube_version.minor_version))
     if params.validate:
         from argocd_lifecycle.plugin.transforms.validate_schemas import ValidateSchemas
 

@@ -52,11 +52,16 @@ class RewriteApis:
                 )
             return manifests
         rewriter = Rewriter(self.kb, self.target, self.policy)
-        objs = rewriter.rewrite_all([m.obj for m in manifests], [m.where for m in manifests])
+        out: list[Manifest] = []
+        for m in manifests:
+            if not rewriter.needs(m.api_version, m.kind):
+                out.append(m)  # the common case, decided on the identity: the object is never built
+                continue
+            new = rewriter.rewrite(m.obj, m.where)
+            if new is not DROPPED:
+                out.append(m if new is m.obj else m.with_obj(new))
         for line in rewriter.warnings:
             diagnostics.warn(line)
         if rewriter.problems:
             raise RenderError(rewriter.problems[0], problems=rewriter.problems)
-        return [
-            m if new is m.obj else m.with_obj(new) for m, new in zip(manifests, objs, strict=True) if new is not DROPPED
-        ]
+        return out

@@ -58,7 +58,6 @@ strings: ['0755', "on", '', "multi\\nline", "tab\\there", "\\u2028"]
 nested: [[1, [2, [3]]], {k: {k: {k: v}}}]
 set: !!set {a, b}
 omap: !!omap [{a: 1}, {b: 2}]
-custom: !Ref name
 value: =
 """
 
@@ -109,7 +108,14 @@ def test_tricky_yaml_means_what_it_means_to_kubernetes() -> None:
     assert numbers[:6] == [493, 31, 1000, 1000.0, 1500.0, math.inf] and math.isnan(numbers[7])
     assert numbers[8:] == ["12:30:00", 12, 12, 8.0]
     assert doc["set"] == {"a": None, "b": None} and doc["omap"] == [{"a": 1}, {"b": 2}]
-    assert doc["custom"] == "name" and doc["value"] == "="
+    assert doc["value"] == "="
+
+
+def test_unknown_tags_are_refused_and_long_numbers_stay_text() -> None:
+    with pytest.raises(yaml.constructor.ConstructorError, match="could not determine a constructor"):
+        yamlio.load("a: !!python/object/apply:os.system [true]\n")
+    # past 64 bits (and past Python's digit limit) a decimal is a float, or text when even that overflows
+    assert yamlio.load("a: " + "9" * 5000) == {"a": "9" * 5000}
 
 
 scalars = st.one_of(

@@ -33,7 +33,7 @@ def test_generate_prints_objects_in_source_order(tmp_path: Path, run_plugin: Run
     ]
     assert list(docs[0]["data"]) == ["z", "a"]  # key order as written, not sorted
     assert docs[2]["spec"] == {"x": 1}
-    assert all(d["metadata"]["annotations"]["argocd-lifecycle.io/rendered-for"] == "1.30" for d in docs)
+    assert all("annotations" not in d["metadata"] for d in docs)  # no stamp: nothing was rewritten
     assert result.stderr == "note: Deployment/web: dropped spec.replicas, HorizontalPodAutoscaler/web scales it\n"
 
 

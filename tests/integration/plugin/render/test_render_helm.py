@@ -27,11 +27,7 @@ def test_helm_gets_release_namespace_version_apis_and_values(tmp_path: Path) -> 
     )
     assert result.returncode == 0, result.stderr
     doc = only_doc(result.stdout)
-    assert doc["metadata"] == {
-        "name": "shop-cm",
-        "namespace": "prod",
-        "annotations": {"argocd-lifecycle.io/rendered-for": "1.30"},
-    }
+    assert doc["metadata"] == {"name": "shop-cm", "namespace": "prod"}
     assert doc["data"] == {"greeting": "hi, there", "size": "5", "kube": "v1.30.0", "hasFoo": "true"}
 
 

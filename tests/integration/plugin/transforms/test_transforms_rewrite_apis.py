@@ -44,7 +44,6 @@ def test_drop_policy_renders_the_rest_for_the_target(tmp_path: Path) -> None:
     }
     annotations = ingress["metadata"]["annotations"]
     assert annotations["argocd-lifecycle.io/rewritten-from"] == "extensions/v1beta1"
-    assert annotations["argocd-lifecycle.io/rendered-for"] == "1.25"
     assert "warning: PodSecurityPolicy/restricted (psp.yaml#0): dropped" in result.stderr
 
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import builtin
+from argocd_lifecycle.plugin.documents import index_documents
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
-from argocd_lifecycle.plugin.rewrite.docscan import index_documents
 from argocd_lifecycle.plugin.rewrite.engine import Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.sources import Source

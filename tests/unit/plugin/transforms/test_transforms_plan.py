@@ -15,7 +15,6 @@ from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
 from argocd_lifecycle.plugin.transforms.lifecycle import forbid_prune_and_delete
 from argocd_lifecycle.plugin.transforms.plan import run
-from argocd_lifecycle.plugin.transforms.provenance import StampRenderedFor
 from argocd_lifecycle.plugin.transforms.rewrite_apis import RewriteApis
 from argocd_lifecycle.plugin.transforms.validate_schemas import ValidateSchemas
 from tests.unit.plugin.transforms.helpers import hpa, obj, planned
@@ -40,12 +39,10 @@ def test_everything_on_runs_rewrite_first_and_validation_last(tmp_path: Path) ->
         RewriteApis,
         type(drop_autoscaled_replicas),
         type(forbid_prune_and_delete),
-        StampRenderedFor,
         ValidateSchemas,
     ]
     assert steps[1:3] == (drop_autoscaled_replicas, forbid_prune_and_delete)
-    assert steps[3] == StampRenderedFor("1.29")
-    assert steps[4] == ValidateSchemas(((1, 29),))
+    assert steps[3] == ValidateSchemas(((1, 29),))
 
 
 def test_steps_switched_off_are_not_in_the_plan(tmp_path: Path) -> None:
