@@ -147,6 +147,10 @@ def test_its_own_annotation_writes_pass(generator: httpx.Client, api: RealApi) -
 def test_refresh_annotation_passes_and_nothing_else_on_an_applicationset(generator: httpx.Client) -> None:
     resp = patch(generator, f"{APPSETS}/fleet", annotations(**{Annotation.APPSET_REFRESH: "true"}))
     assert resp.status_code == 200, status_message(resp)
+    # its own marks (the refresh stamp, the held-answer claim) beside the refresh request pass too
+    ours = {Annotation.APPSET_REFRESH: "true", "argocd-lifecycle.io/refresh-requested": "2026-01-02T15:04:05.000000Z"}
+    resp = patch(generator, f"{APPSETS}/fleet", annotations(**ours))
+    assert resp.status_code == 200, status_message(resp)
     spec = {"spec": {"template": {"spec": {"project": "admin"}}}}
     refused(patch(generator, f"{APPSETS}/fleet", spec), "spec or status")
     refused(patch(generator, f"{APPSETS}/fleet", annotations(**{"team.example/owner": "me"})), "not change team")
