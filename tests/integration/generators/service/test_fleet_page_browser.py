@@ -79,10 +79,10 @@ def test_fleet_page_lists_sorts_and_refreshes(live_service: LiveService, page: P
     )
     by_phase = dict(colours)
     assert len(set(by_phase.values())) == len(Phase)
-    assert page.inner_text('tr[data-cluster="prod-us-1"] td:nth-child(5)') == "3/5"
+    assert page.inner_text('tr[data-cluster="prod-us-1"] td:nth-child(6)') == "3/5"
     assert "2 of 5 nodes NotReady" in page.inner_text('tr[data-cluster="prod-us-1"]')
-    assert page.get_attribute('tr[data-cluster="prod-us-1"] td:nth-child(6)', "class") == "cert-warn"
-    assert page.get_attribute('tr[data-cluster="old-1"] td:nth-child(6)', "class") == "cert-bad"
+    assert page.get_attribute('tr[data-cluster="prod-us-1"] td:nth-child(7)', "class") == "cert-warn"
+    assert page.get_attribute('tr[data-cluster="old-1"] td:nth-child(7)', "class") == "cert-bad"
     assert page.inner_text('tr[data-cluster="edge-7"] td:nth-child(3)') == "7m"
     assert page.inner_text('tr[data-cluster="new-1"] td:nth-child(3)') == "1h 31m"
 
