@@ -42,6 +42,15 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+def format_size(size: int) -> str:
+    """``64 MiB``, ``100 KiB``, ``1.5 MiB``, ``300 bytes``: sizes in messages."""
+    if size >= MIB:
+        return f"{size // MIB} MiB" if size % MIB == 0 else f"{size / MIB:.1f} MiB"
+    if size >= 1024:
+        return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size / 1024:.1f} KiB"
+    return f"{size} bytes"
+
+
 class LimitError(yaml.MarkedYAMLError):
     """A stream broke one of the ``Limits``: refused, not a syntax error."""
 
@@ -99,7 +108,7 @@ class _Measure:
             raise LimitError(
                 None,
                 None,
-                f"expands to more than {self.limits.max_expanded_bytes // MIB} MiB (aliases written out)",
+                f"expands to more than {format_size(self.limits.max_expanded_bytes)} (aliases written out)",
                 node.start_mark,
             )
         self._sizes[ident] = total
@@ -133,7 +142,7 @@ class _FastLoader(kube_yaml.LoadResolver, _Loader):  # type: ignore[misc]
             self.expanded_bytes += measure.size(node, 1)
             self.aliases = measure.aliases
             if self.expanded_bytes > limits.max_expanded_bytes:
-                raise LimitError(None, None, f"expands to more than {limits.max_expanded_bytes // MIB} MiB", None)
+                raise LimitError(None, None, f"expands to more than {format_size(limits.max_expanded_bytes)}", None)
         node = self.prepare(node)
         memo: dict[int, Any] = {}  # aliases share one object, as with the stock constructor
         stock = super().construct_object
@@ -227,7 +236,7 @@ def open_loader(text: str, limits: Limits = DEFAULT_LIMITS, loader: type[_FastLo
     """A loader for ``text`` under ``limits``; the caller disposes of it."""
     _warn_once()
     if len(text) > limits.max_expanded_bytes:
-        raise LimitError(None, None, f"the stream is over {limits.max_expanded_bytes // MIB} MiB", None)
+        raise LimitError(None, None, f"the stream is over {format_size(limits.max_expanded_bytes)}", None)
     opened = loader(text)
     opened.limits = limits
     opened.measure = "&" in text and "*" in text
@@ -277,7 +286,7 @@ def read_file(path: Path, where: str, limits: Limits = DEFAULT_LIMITS) -> str:
         data = fh.read(limit + 1)
     if len(data) > limit or info.st_size > limit:
         size = max(len(data), info.st_size)
-        raise ConfigError(f"{where}: refused: file is {size / MIB:.1f} MiB, over the {limit // MIB} MiB limit")
+        raise ConfigError(f"{where}: refused: file is {size / MIB:.1f} MiB, over the {format_size(limit)} limit")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -59,7 +59,7 @@ def document_text(m: Manifest) -> str:
 def check_output_size(text: str, limit: int) -> None:
     # characters are at most 4 bytes each: encode only when the text could be over
     if len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit:
-        raise RenderError(f"the output is over {limit / 1048576:g} MiB; refused (parameter maxOutputBytes)")
+        raise RenderError(f"the output is over {yamlio.format_size(limit)}; refused (parameter maxOutputBytes)")
 
 
 def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:

@@ -28,7 +28,7 @@ class Budget:
         self.used += size
         if self.used > self.limit:
             raise RenderError(
-                f"{where}: refused: the render's YAML adds up to more than {self.limit / 1048576:g} MiB "
+                f"{where}: refused: the render's YAML adds up to more than {yamlio.format_size(self.limit)} "
                 "(parameter maxOutputBytes)"
             )
 

@@ -30,6 +30,7 @@ from markupsafe import Markup
 
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.render.jinja_values import RESERVED, Slots
+from argocd_lifecycle.yamlio import format_size
 
 #: no single string an operation makes may be longer (Kubernetes objects stay below 1.5 MiB)
 MAX_TEXT = 2 * 1024 * 1024
@@ -331,7 +332,7 @@ class JinjaRenderer:
                 for chunk in template.generate(self._context):
                     size += len(chunk)
                     if size > self._max_output:
-                        raise BoundError(f"the output is over {self._max_output / 1048576:g} MiB")
+                        raise BoundError(f"the output is over {format_size(self._max_output)}")
                     out.append(chunk)
         except Timeout:
             raise RenderError(

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from argocd_lifecycle.errors import ToolError
+from argocd_lifecycle.yamlio import format_size
 
 #: keep the tail of a tool's stderr: the useful line is usually last, and the UI has little room
 _MAX_STDERR = 1500
@@ -77,7 +78,7 @@ def _collect(proc: subprocess.Popen[bytes], tool: str, max_output: int) -> tuple
                     if size > max_output:
                         proc.kill()
                         raise ToolError(
-                            f"{tool} printed more than {max_output / 1048576:g} MiB; refused (parameter maxOutputBytes)"
+                            f"{tool} printed more than {format_size(max_output)}; refused (parameter maxOutputBytes)"
                         )
                     out.append(chunk)
                 else:

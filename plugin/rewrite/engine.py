@@ -147,11 +147,14 @@ class Rewriter:
 
     def _dead_psp_grant(self, obj: Obj, where: str) -> None:
         """RBAC granting ``use`` on PodSecurityPolicies stays valid but grants nothing once PSP is gone."""
-        for rule in obj.get("rules") or []:
+        rules = obj.get("rules")
+        for rule in rules if isinstance(rules, list) else []:  # any shape may come in: never iterate a number
             if (
                 isinstance(rule, dict)
-                and "podsecuritypolicies" in (rule.get("resources") or [])
-                and "use" in (rule.get("verbs") or [])
+                and isinstance(rule.get("resources"), list)
+                and "podsecuritypolicies" in rule["resources"]
+                and isinstance(rule.get("verbs"), list)
+                and "use" in rule["verbs"]
             ):
                 self.warnings.append(
                     f"{self._label(obj, where)}: grants use on PodSecurityPolicies, which no longer exist: "

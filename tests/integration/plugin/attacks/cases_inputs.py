@@ -112,6 +112,17 @@ CASES = [
         refused="a.yaml:",
         check=lambda docs: _assert(docs[0]["data"] == {"when": "2024-02-30"}),
     ),
+    Attack(
+        # PodSecurityPolicy is gone in 1.25: the rewrite looks for RBAC rules granting it, whatever their shape
+        "rbac-rules-of-the-wrong-shape",
+        {
+            **MARKER,
+            "app/a.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n"
+            "rules: 5\n",
+        },
+        {"KUBE_VERSION": "1.25"},
+        check=lambda docs: _assert(docs[0]["rules"] == 5),
+    ),
     Attack("manifest-is-a-fifo", {**MARKER, "app/a.yaml": Fifo()}, refused="a.yaml: refused: not a regular file"),
     Attack(
         "manifest-of-200-mib",
@@ -128,7 +139,7 @@ CASES = [
             },
         },
         {"ARGOCD_APP_PARAMETERS": json.dumps([{"name": "maxOutputBytes", "string": "100Ki"}])},
-        refused="refused: the render's YAML adds up to more than 0.0976562 MiB (parameter maxOutputBytes)",
+        refused="refused: the render's YAML adds up to more than 100 KiB (parameter maxOutputBytes)",
     ),
     Attack(
         "value-file-over-the-size-limit",

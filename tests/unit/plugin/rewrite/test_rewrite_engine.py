@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from argocd_lifecycle.deprecations.knowledge import knowledge_base
+from argocd_lifecycle.plugin.rewrite import registry
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
@@ -123,3 +126,19 @@ def test_conversion_errors_are_collected_not_raised() -> None:
     out = rw.rewrite_all([bad, bad], ["f.yaml#0", "f.yaml#1"])
     assert out == [bad, bad]
     assert [p.split(":")[0] for p in rw.problems] == ["Deployment/a (f.yaml#0)", "Deployment/a (f.yaml#1)"]
+
+
+ODD = (5, "x", [1, "a"], None, True, [[]], {"rules": 5})
+
+
+@pytest.mark.parametrize("value", ODD, ids=repr)
+def test_odd_shapes_in_any_converted_object_never_raise(value: object) -> None:
+    """Repositories hold anything: every registered conversion, fed fields of the wrong type, either
+    converts or records a problem; it never raises (a traceback would reach Argo CD's UI)."""
+    registry.load()
+    for (old, kind), _ in sorted(registry.STEPS.items()):
+        for target in ((1, 16), (1, 25), (1, 33)):
+            rw = Rewriter(knowledge_base(), Target.of(target), Policy(OnRemoved.KEEP))
+            for field in ("spec", "rules", "metadata", "webhooks", "subjects", "endpoints", "items"):
+                obj = {"apiVersion": old, "kind": kind, "metadata": {"name": "o"}, field: value}
+                rw.rewrite(obj, "f.yaml#0")

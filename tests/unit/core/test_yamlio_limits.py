@@ -1,0 +1,80 @@
+"""core/yamlio.py's limits: every stream is bounded in depth, aliases and expanded size, files in size,
+and a refusal names the place; within the limits the loader's results do not change."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.errors import ConfigError
+
+SMALL = yamlio.Limits(max_depth=5, max_aliases=3, max_expanded_bytes=1000, max_file_bytes=100)
+
+
+def refusal(text: str, limits: yamlio.Limits = SMALL) -> str:
+    with pytest.raises(yamlio.LimitError) as caught:
+        list(yamlio.load_all(text, limits))
+    return yamlio.syntax_error("f.yaml", caught.value)
+
+
+def test_depth_is_counted_in_collections() -> None:
+    assert yamlio.load("a: {b: {c: {d: x}}}\n", SMALL) == {"a": {"b": {"c": {"d": "x"}}}}
+    assert refusal("a: {b: {c: {d: {e: {f: x}}}}}\n") == "f.yaml:1:20: refused: nested deeper than 5 levels"
+
+
+def test_aliases_are_counted_per_stream() -> None:
+    assert yamlio.load("a: &a [1]\nb: [*a, *a, *a]\n", SMALL) == {"a": [1], "b": [[1], [1], [1]]}
+    # the place is the anchored node's: every alias shares it
+    assert refusal("a: &a [1]\nb: [*a, *a, *a, *a]\n") == "f.yaml:1:4: refused: more than 3 aliases"
+    # anchors are per document, the count is per stream
+    assert refusal("a: &a [1]\nb: [*a, *a]\n---\na: &a [1]\nb: [*a, *a]\n").endswith("more than 3 aliases")
+
+
+def test_an_alias_counts_the_bytes_it_stands_for() -> None:
+    text = "s: &s " + "x" * 400 + "\nl: [*s, *s]\n"
+    assert refusal(text) == "f.yaml:1:1: refused: expands to more than 1000 bytes (aliases written out)"
+    assert len(yamlio.load(text, yamlio.DEFAULT_LIMITS)["l"][1]) == 400
+
+
+def test_a_recursive_alias_is_refused() -> None:
+    assert refusal("a: &a [*a]\n").endswith("refused: an alias refers to a node that contains it")
+
+
+def test_a_stream_longer_than_the_expanded_limit_is_refused_before_parsing() -> None:
+    with pytest.raises(yamlio.LimitError, match="the stream is over"):
+        yamlio.load("x" * 2000, SMALL)
+
+
+def test_merge_keys_and_tags_still_build_within_the_limits() -> None:
+    assert yamlio.load("b: &b {a: 1}\nm: {<<: *b, c: 2}\nt: !!str 3\n") == {
+        "b": {"a": 1},
+        "m": {"a": 1, "c": 2},
+        "t": "3",
+    }
+
+
+def read_error(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        yamlio.read_file(path, path.name, SMALL)
+    return caught.value.message
+
+
+def test_read_file_bounds_size_kind_and_encoding(tmp_path: Path) -> None:
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("a: 1\n")
+    assert yamlio.read_file(ok, "ok.yaml", SMALL) == "a: 1\n"
+    (tmp_path / "big.yaml").write_text("x" * 101)
+    assert read_error(tmp_path / "big.yaml") == "big.yaml: refused: file is 0.0 MiB, over the 100 bytes limit"
+    os.mkfifo(tmp_path / "fifo.yaml")  # opened without blocking: the refusal comes at once
+    assert read_error(tmp_path / "fifo.yaml") == "fifo.yaml: refused: not a regular file"
+    (tmp_path / "latin.yaml").write_bytes(b"a: \xff\n")
+    assert read_error(tmp_path / "latin.yaml") == "latin.yaml: not UTF-8 text (byte 3)"
+    assert read_error(tmp_path / "missing.yaml") == "missing.yaml: cannot be read (No such file or directory)"
+
+
+def test_a_limit_error_is_a_yaml_error_callers_already_catch() -> None:
+    assert issubclass(yamlio.LimitError, yaml.YAMLError)
