@@ -113,3 +113,22 @@ def test_synced_only_when_clusters_are_watched_and_every_watch_listed_and_none_b
     assert not store.synced()
     store.kubeconfigs.relist("capi-clusters", [])
     assert store.synced()
+
+
+def test_the_indexes_follow_a_cluster_that_changes_its_control_plane_and_a_group_that_moves() -> None:
+    store = Store()
+    store.clusters.relist("capi-clusters", [fixture("cluster-plain")])
+    planes = [fixture("kubeadmcontrolplane-plain"), fixture("kubeadmcontrolplane-plain", name="edge-1-cp-2")]
+    store.control_planes.relist("capi-clusters", planes)
+    moved = fixture("cluster-plain")
+    moved["spec"]["controlPlaneRef"]["name"] = "edge-1-cp-2"
+    store.clusters.upsert(moved)
+    assert store.control_planes.upsert(fixture("kubeadmcontrolplane-plain")) == set()  # no longer its
+    assert store.control_planes.upsert(fixture("kubeadmcontrolplane-plain", name="edge-1-cp-2")) == {EDGE}
+    store.deployments.upsert(fixture("machinedeployment-plain"))
+    other = fixture("machinedeployment-plain")
+    other["spec"]["clusterName"] = "workload-1"
+    assert store.deployments.upsert(other) == {EDGE, WORKLOAD}  # it left one cluster for another
+    assert store.worker_groups(EDGE) == [] and [g.name for g in store.worker_groups(WORKLOAD)] == ["edge-1-md-0"]
+    store.clusters.delete(moved)
+    assert store.control_planes.upsert(fixture("kubeadmcontrolplane-plain", name="edge-1-cp-2")) == set()
