@@ -186,10 +186,12 @@ class Soak:
     # -- events ----------------------------------------------------------------------------------------
     def _outage(self) -> None:
         name = self._choice(self._calm())
+        self._log(f"  {name} down")
         self.rig.clusters[name].down()
         self.model.down.add(name)
 
     def _recover(self, name: str) -> None:
+        self._log(f"  {name} up")
         self.rig.clusters[name].up()
         self.model.down.discard(name)
         self.recovered_at[name] = time.monotonic()
@@ -242,11 +244,13 @@ class Soak:
         self._delete([name])
 
     def _delete(self, names: list[str]) -> None:
+        before = self._apps()
+        self._log(f"  deleting the Secrets of {', '.join(sorted(names))}")
         self.rig.delete_secrets(names)
         for name in names:
             self.model.present.discard(name)
             self.model.upgrading.discard(name)
-        self._judge_and_settle()
+        self._judge_and_settle(before)
 
     def _mass_delete(self) -> None:
         steady = self._steady()
@@ -261,7 +265,9 @@ class Soak:
         if allow:  # the drop was meant: back to a guarded input, from the new baseline
             self._apply(selector, False)
 
-    def _apply(self, selector: frozenset[str], allow: bool) -> None:
+    def _apply(self, selector: frozenset[str], allow: bool, before: set[str] | None = None) -> None:
+        before = self._apps() if before is None else before
+        self._log(f"  input: env in {sorted(selector)}" + (", allowMassDrop" if allow else ""))
         self.model.selector, self.model.allow = selector, allow
         parameters: dict[str, Any] = {
             "labelSelector": {"matchExpressions": [{"key": "env", "operator": "In", "values": sorted(selector)}]}
@@ -269,39 +275,43 @@ class Soak:
         if allow:
             parameters["allowMassDrop"] = True
         self.rig.apply_appset(parameters)
-        self._judge_and_settle()
+        self._judge_and_settle(before)
 
     def _label_change(self) -> None:
-        name = self._choice(self._steady())
+        before, name = self._apps(), self._choice(self._steady())
         self.model.env[name] = AWAY if self.model.env[name] == HOME else HOME
+        self._log(f"  {name}: env={self.model.env[name]}")
         self.rig.label(name, self.model.env[name])
-        self._judge_and_settle()
+        self._judge_and_settle(before)
 
     def _register_again(self) -> None:
         """A deleted cluster comes back (several when the fleet has shrunk below 70 %)."""
-        m = self.model
+        m, before = self.model, self._apps()
         missing = sorted(c for c in m.clusters if c not in m.present)
         low = len(m.present) < 0.7 * len(m.clusters)
-        for name in self.rng.sample(missing, max(1, len(missing) // 2) if low else 1):
+        back = self.rng.sample(missing, max(1, len(missing) // 2) if low else 1)
+        self._log(f"  registering {', '.join(sorted(back))}")
+        for name in back:
             m.env[name] = HOME
             self.rig.register(name)
             m.present.add(name)
             m.departed.discard(name)  # a decommissioned cluster back is a new one (the gate again)
-        self._judge_and_settle()
+        self._judge_and_settle(before)
 
     def _release(self) -> None:
         """The way out of a held answer: restore what was lost, or accept the drop with allowMassDrop."""
-        m = self.model
+        m, before = self.model, self._apps()
         if self.rng.random() < 0.7:
+            self._log("  restoring what was lost")
             for name in sorted(set(m.clusters) - m.present - m.departed):
                 self.rig.register(name)
                 m.present.add(name)
             for name in sorted(c for c in m.present if m.env[c] != HOME):
                 m.env[name] = HOME
                 self.rig.label(name, HOME)
-            self._apply(frozenset({HOME}), False)
+            self._apply(frozenset({HOME}), False, before)
         else:
-            self._apply(m.selector, True)
+            self._apply(m.selector, True, before)
             self._apply(m.selector, False)
 
     # -- verdicts and checks ---------------------------------------------------------------------------
@@ -312,8 +322,10 @@ class Soak:
         return {n for n, s in self.rig.cluster_secrets().items()
                 if (s["metadata"].get("annotations") or {}).get(PREFIX + "admitted") == "true"}  # fmt: skip
 
-    def _judge_and_settle(self) -> None:
-        verdict: Verdict = self.model.judge(self._apps())
+    def _judge_and_settle(self, before: set[str]) -> None:
+        """``before``: the Applications before the change (taken first: an allowed drop is answered at
+        once, and Argo CD may delete while the verdict is still being made)."""
+        verdict: Verdict = self.model.judge(before)
         if verdict.held and not self.holding:
             self.report.held_expected += 1
         self.holding = verdict.held
@@ -334,8 +346,11 @@ class Soak:
             name = self.by_server.get(deletion.server, deletion.server)
             reason = self.model.permitted.get(name)
             if reason is None:
-                self.report.wrongful.append(f"event {index} ({kind}): {deletion.app} of {name}")
-                self._log(f"  WRONGFUL deletion of {deletion.app}")
+                m = self.model
+                state = (f"present={name in m.present} env={m.env.get(name)} selector={sorted(m.selector)} "
+                         f"departed={name in m.departed} allow={m.allow}")  # fmt: skip
+                self.report.wrongful.append(f"event {index} ({kind}): {deletion.app} of {name} ({state})")
+                self._log(f"  WRONGFUL deletion of {deletion.app}: {state}")
             else:
                 self.report.deletions[reason] += 1
                 if reason == "explicit departure":
