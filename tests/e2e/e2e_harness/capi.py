@@ -12,13 +12,12 @@ import base64
 import copy
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import yaml
 
 from . import paths
-from .kubeapi import Cluster
 from .procs import HarnessError
 
 FIXTURES = paths.REPO / "tests" / "fixtures" / "capi"
@@ -96,7 +95,13 @@ def kubeconfig_secret(cluster: dict[str, Any], config: dict[str, Any] | str) -> 
 GENERATOR_FLAGS = ["--capi", "--capi-namespace", NAMESPACE, "--capi-copy-label", "env"]
 
 
-def install(cluster: Cluster) -> None:
+class ApiServer(Protocol):
+    """A kube-apiserver of the harness (kubeapi.Cluster), reached as its admin."""
+
+    def http(self) -> httpx.Client: ...
+
+
+def install(cluster: ApiServer) -> None:
     """The management cluster as clusterctl leaves it, minus the controllers: CRDs and a namespace."""
     with cluster.http() as http:
         install_crds(http)
