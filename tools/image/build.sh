@@ -36,6 +36,8 @@ for tool in mmdebstrap umoci strip; do
   command -v "$tool" >/dev/null || die "$tool is missing: run make system (tools/apt-packages.txt)"
 done
 mkdir -p "$cache" "$out"
+exec 9> "$cache/.lock"
+flock 9  # one build (or unpack) of this cache at a time: the tests rebuild a stale image themselves
 work="$(mktemp -d "$cache/work.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 

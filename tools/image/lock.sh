@@ -13,11 +13,19 @@ repo="$(cd "$here/../.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/argocd-lifecycle/image"
 unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL  # the locks depend on nothing but the registry
 log() { printf '[image-lock %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 lock_python() {
-  local venv="$cache/pip-tools-$PIP_TOOLS_VERSION"
+  # pip-compile evaluates markers (python_full_version < "3.11.3" ...) with the interpreter it runs on:
+  # that must be the image's, Debian's python3.11 of the locked version, not whatever python3 is first.
+  local python="/usr/bin/$PYTHON" want have
+  want=$(awk -v p="$PYTHON-minimal" '$1 == p {sub(/-.*/, "", $2); print $2}' "$here/debian.lock")
+  have=$("$python" -c 'import platform; print(platform.python_version())' 2>/dev/null) || have="missing"
+  [ "$have" = "$want" ] || die "the lock is resolved with the image's Python $want ($python, Debian's" \
+    "$PYTHON and $PYTHON-venv packages of $DEBIAN_SUITE); $python is $have"
+  local venv="$cache/pip-tools-$PIP_TOOLS_VERSION-py$want"
   if [ ! -x "$venv/bin/pip-compile" ]; then
-    rm -rf "$venv"; python3 -m venv "$venv" && "$venv/bin/pip" install -q "pip-tools==$PIP_TOOLS_VERSION"
+    rm -rf "$venv"; "$python" -m venv "$venv" && "$venv/bin/pip" install -q "pip-tools==$PIP_TOOLS_VERSION"
   fi
   local work; work=$(mktemp -d); trap 'rm -rf "$work"' RETURN
   export CUSTOM_COMPILE_COMMAND="tools/image/lock.sh python"  # the header says how to refresh

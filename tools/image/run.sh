@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs one command of the image the way a pod's container runs it, without a container runtime:
 # the unpacked root file system (tools/image/unpack.sh) read-only, an emptyDir on /tmp, the volumes
-# given, new mount and pid namespaces (the command is pid 1), optionally a network namespace of its
-# own with only loopback (like a pod: it may listen on 0.0.0.0), as uid/gid 999. Runs as root.
+# given, new mount and pid namespaces, optionally a network namespace of its own with only loopback
+# (like a pod: it may listen on 0.0.0.0), as uid/gid 999. Runs as root.
 # Usage: tools/image/run.sh ROOTFS [--net] [--workdir DIR] [--scratch DIR] [--mount SRC:DEST[:rw]]...
 #                           [--env NAME=VALUE]... -- ARGV...
 #   ARGV[0] is looked up on the image's PATH; the environment is the image's plus --env. DIR (default:
 #   a new folder under /tmp) holds the overlay's upper layer. This process becomes unshare(1), which
-#   ignores SIGTERM: SIGKILL it to stop the command (the command then gets SIGKILL as well).
+#   ignores SIGTERM: SIGKILL it to stop the command. Its child, pid 1 of the new pid namespace, is a
+#   root shell that runs the command and dies with unshare (a parent-death signal, which the command
+#   itself would lose when it changes to uid 999), and with pid 1 the kernel kills every process of
+#   the namespace: nothing outlives run.sh. SIGTERM and SIGINT sent to pid 1 reach the command.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/versions.env"
@@ -37,7 +40,6 @@ while read -r line; do [ -n "$line" ] && image_env+=("$line"); done < "$here/ima
 mkdir -p "$scratch"/{upper,work,root}
 printf '%s\n' "${mounts[@]+"${mounts[@]}"}" > "$scratch/mounts"
 
-# The command is pid 1 of its pid namespace, as in a container; when unshare dies, so does it.
 exec unshare --mount --pid --fork --kill-child=SIGKILL "${net[@]+"${net[@]}"}" /bin/bash -euc '
   scratch=$1 lower=$2 uid=$3; shift 3
   root=$scratch/root
@@ -59,6 +61,13 @@ exec unshare --mount --pid --fork --kill-child=SIGKILL "${net[@]+"${net[@]}"}" /
   done < "$scratch/mounts"
   mount -o remount,ro "$root"
   if [ -e /proc/self/ns/net ] && ip link show lo >/dev/null 2>&1; then ip link set lo up 2>/dev/null || true; fi
-  exec env -i "$@"
+  set +e
+  env -i "$@" <&0 &
+  child=$!
+  trap "kill -TERM \$child 2>/dev/null" TERM
+  trap "kill -INT \$child 2>/dev/null" INT
+  wait "$child"; status=$?
+  while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done  # a trap ended the first wait
+  exit "$status"
 ' run "$scratch" "$rootfs" "$IMAGE_UID" "${image_env[@]}" "${envs[@]+"${envs[@]}"}" \
   "$(command -v nsenter)" --root="$scratch/root" --wd="$scratch/root$workdir" --setuid="$IMAGE_UID" --setgid="$IMAGE_UID" "$@"

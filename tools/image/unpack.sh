@@ -10,6 +10,9 @@ repo="$(cd "$here/../.." && pwd)"
 archive="${1:-$repo/build/image/$IMAGE_NAME.oci.tar}"
 [ -f "$archive" ] || die "$archive is missing: run make image"
 cache="${IMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-lifecycle/image}"
+mkdir -p "$cache"
+exec 9> "$cache/.lock"
+flock 9  # not while a build replaces the archive, nor with another unpack of it
 digest=$(tar -xOf "$archive" index.json | python3 -c 'import json, sys; print(json.load(sys.stdin)["manifests"][0]["digest"])')
 dest="$cache/rootfs-${digest#sha256:}"
 if [ ! -f "$dest/.complete" ]; then
@@ -19,7 +22,8 @@ if [ ! -f "$dest/.complete" ]; then
   umoci unpack --image "$dest.tmp/layout:$tag" "$dest.tmp/bundle" >&2
   mv "$dest.tmp/bundle" "$dest"; rm -rf "$dest.tmp"
   touch "$dest/.complete"
-  # only the newest three root file systems are kept
-  ls -dt "$cache"/rootfs-* 2>/dev/null | tail -n +4 | xargs -r rm -rf
+  # only the five used last are kept (a running test may still use an older one)
+  ls -dt "$cache"/rootfs-* 2>/dev/null | tail -n +6 | xargs -r rm -rf
 fi
+touch "$dest"  # used now
 echo "$dest/rootfs"

@@ -11,15 +11,15 @@ import base64
 import os
 import secrets
 import socket
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
+from . import image
 from .kubeapi import Cluster
 from .objects import Kube, load_documents
-from .procs import HarnessError, Process, Supervisor, free_port, wait_until
+from .procs import Process, Supervisor, free_port, wait_until
 
 NAMESPACE = "argocd"
 PLUGIN_SOCKET = "argocd-lifecycle-v1.sock"
@@ -82,9 +82,9 @@ def install(kube: Kube, source: Path) -> None:
 class ArgoEnv:
     binary: Path
     management: Cluster
-    state: Path  # scratch folder: sockets, TLS/SSH/GnuPG data, CMP workdir
+    state: Path  # scratch folder: sockets, TLS/SSH/GnuPG data, the CMP sidecar's folders
     redis: str  # 127.0.0.1:port
-    path: str  # PATH for repo-server and cmp-server: our CLI, helm, kustomize, git
+    path: str  # PATH of the Argo CD components: our CLI, helm, kustomize, git
 
     def env(self, component: str, **extra: str) -> dict[str, str]:
         return {
@@ -125,19 +125,11 @@ def start_redis(sup: Supervisor, binary: Path) -> str:
     return f"127.0.0.1:{port}"
 
 
-def start_cmp_server(sup: Supervisor, env: ArgoEnv, cli: Path) -> None:
-    """The sidecar: Argo CD's cmp-server serving our plugin.yaml, our CLI on its PATH."""
-    config_dir = env.state / "cmp-config"
-    config_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        plugin_yaml = subprocess.run([str(cli), "plugin", "config"], capture_output=True, text=True, check=True)
-    except subprocess.CalledProcessError as exc:
-        raise HarnessError(f"`argocd-lifecycle plugin config` failed: {exc.stderr.strip()}") from exc
-    (config_dir / "plugin.yaml").write_text(plugin_yaml.stdout)
-    argv = [str(env.binary), *flags({"config-dir-path": str(config_dir), "loglevel": "info"})]
-    workdir = str(env.state / "cmp-work")
-    proc = sup.start("cmp-server", argv, env=env.env("argocd-cmp-server", ARGOCD_CMP_WORKDIR=workdir))
-    sup.wait_ready(proc, (env.state / "plugins" / PLUGIN_SOCKET).exists, timeout=30)
+def start_cmp_server(sup: Supervisor, env: ArgoEnv) -> None:
+    """The sidecar from the image (`make image`): Argo CD's cmp-server serving the image's plugin.yaml
+    with the image's CLI, helm and kustomize, as uid 999 on a read-only root (image.start_sidecar)."""
+    proc = image.start_sidecar(sup, env.binary, env.state, env.state / "plugins")
+    sup.wait_ready(proc, (env.state / "plugins" / PLUGIN_SOCKET).exists, timeout=60)
 
 
 def start_repo_server(sup: Supervisor, env: ArgoEnv) -> str:
@@ -205,6 +197,6 @@ def start_notifications_controller(sup: Supervisor, env: ArgoEnv, repo_server: s
 
 
 def scratch_dirs(state: Path) -> None:
-    for sub in ("tls", "ssh", "gnupg", "plugins", "cmp-work"):
+    for sub in ("tls", "ssh", "gnupg", "plugins"):
         (state / sub).mkdir(parents=True, exist_ok=True)
     os.chmod(state / "gnupg", 0o700)

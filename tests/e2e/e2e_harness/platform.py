@@ -156,7 +156,7 @@ def start_platform(scratch: Path, log_dir: Path, progress: Progress, *, app_resy
         redis = argocd.start_redis(sup, binaries.redis)
         path = ":".join([str(paths.VENV_BIN), str(paths.tools_bin()), "/usr/local/bin", "/usr/bin", "/bin"])
         argo = argocd.ArgoEnv(binaries.argocd, management, state, redis, path)
-        argocd.start_cmp_server(sup, argo, binaries.cli)
+        argocd.start_cmp_server(sup, argo)
         repo_server = argocd.start_repo_server(sup, argo)
         argocd.start_application_controller(sup, argo, repo_server, resync=app_resync)
         argocd.start_applicationset_controller(sup, argo, repo_server)

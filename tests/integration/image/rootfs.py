@@ -1,7 +1,8 @@
 """The built image for the tests: its description, its unpacked root file system, and running in it.
 
 `make image` (tools/image/build.sh) builds it; a missing image FAILS the tests that need it (never a skip).
-Commands run through tools/image/run.sh: read-only root, an emptyDir on /tmp, uid/gid 999, pid 1.
+Commands run through tools/image/run.sh (tests/e2e/e2e_harness/image.py): read-only root, an emptyDir on
+/tmp, uid/gid 999, pid 1.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-IMAGE_DIR = REPO / "build" / "image"
-ARCHIVE = IMAGE_DIR / "argocd-lifecycle.oci.tar"
-TOOLS = REPO / "tools" / "image"
+from tests.e2e.e2e_harness import image
+from tests.e2e.e2e_harness.image import ARCHIVE, Mount
+from tests.e2e.e2e_harness.paths import REPO
+from tests.e2e.e2e_harness.procs import HarnessError
+
+__all__ = ["ARCHIVE", "REPO", "Mount", "description", "run", "unpacked"]
 
 
 def description() -> dict[str, Any]:
-    path = IMAGE_DIR / "argocd-lifecycle.json"
+    path = ARCHIVE.parent / "argocd-lifecycle.json"
     if not ARCHIVE.exists() or not path.exists():
         pytest.fail(f"{ARCHIVE} is missing: run `make image` (tools/image/build.sh)", pytrace=False)
     return json.loads(path.read_text())  # type: ignore[no-any-return]
@@ -29,31 +32,25 @@ def description() -> dict[str, Any]:
 
 def unpacked() -> Path:
     description()
-    out = subprocess.run([str(TOOLS / "unpack.sh"), str(ARCHIVE)], capture_output=True, text=True, check=False)
-    if out.returncode:
-        pytest.fail(f"tools/image/unpack.sh failed: {out.stderr.strip()}", pytrace=False)
-    return Path(out.stdout.strip())
+    try:
+        return image.root_filesystem()
+    except HarnessError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
-def run_argv(
+def run(
     root: Path,
     argv: Sequence[str],
     *,
+    scratch: Path,
     mounts: Sequence[tuple[Path, str]] = (),
     env: Mapping[str, str] | None = None,
     workdir: str = "/tmp",
     net: bool = True,
-    scratch: Path,
-) -> list[str]:
-    cmd = [str(TOOLS / "run.sh"), str(root), "--scratch", str(scratch), "--workdir", workdir]
-    if net:
-        cmd.append("--net")
-    for src, dest in mounts:
-        cmd += ["--mount", f"{src}:{dest}"]
-    for name, value in (env or {}).items():
-        cmd += ["--env", f"{name}={value}"]
-    return [*cmd, "--", *argv]
-
-
-def run(root: Path, argv: Sequence[str], *, timeout: float = 120, **options: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(run_argv(root, argv, **options), capture_output=True, text=True, timeout=timeout, check=False)
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` in the image (read-only volumes ``mounts``; ``net``: loopback of its own) to its end."""
+    cmd = image.container_argv(
+        root, argv, scratch=scratch, mounts=[Mount(s, d) for s, d in mounts], env=env, workdir=workdir, net=net
+    )
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)

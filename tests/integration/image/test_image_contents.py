@@ -70,6 +70,30 @@ def test_our_code_never_imports_the_left_out_asyncio_client() -> None:
             assert "kubernetes.aio" not in path.read_text() and "kubernetes import aio" not in path.read_text(), path
 
 
+# Run by the image's own interpreter: markers such as `python_full_version < "3.11.3"` are evaluated
+# for Debian's 3.11.2, which the lock must have been resolved with (tools/image/lock.sh).
+REQUIREMENTS_MET = """
+import importlib.metadata as md
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+installed = {canonicalize_name(d.metadata["Name"]): d.version for d in md.distributions()}
+for dist in md.distributions():
+    for text in dist.requires or []:
+        req = Requirement(text)
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        have = installed.get(canonicalize_name(req.name))
+        if have is None or not req.specifier.contains(have, prereleases=True):
+            print(f"{dist.metadata['Name']} needs {req}, has {have}")
+"""
+
+
+def test_every_installed_distribution_has_what_it_requires(root: Path, tmp_path: Path) -> None:
+    out = run(root, ["python3.11", "-c", REQUIREMENTS_MET], scratch=tmp_path / "run")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ""
+
+
 def test_user_999_and_a_read_only_root(root: Path, tmp_path: Path) -> None:
     probe = (
         "import os, pwd; print(os.getuid(), os.getgid(), pwd.getpwuid(os.getuid()).pw_name); "

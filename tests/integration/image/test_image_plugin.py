@@ -1,5 +1,6 @@
-"""The CMP sidecar's commands, run from the image: the example Helm and Kustomize apps render with the
-image's own helm and kustomize, as uid 999 on a read-only root, exactly as the development CLI renders them."""
+"""The CMP sidecar's commands (from the chart's plugin.yaml ConfigMap), run from the image: the example
+Helm and Kustomize apps render with the image's own helm and kustomize, as uid 999 on a read-only root,
+exactly as the development CLI renders them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.integration.chart.chartkit import one, render
 from tests.integration.image.rootfs import REPO, run, unpacked
 
 ARGOCD_ENV = {
@@ -26,10 +28,13 @@ def root() -> Path:
 
 
 def plugin_command(root: Path, tmp_path: Path, verb: str) -> list[str]:
-    """The command the image's own plugin.yaml gives Argo CD for `generate` or the dynamic parameters."""
+    """The command the chart's plugin.yaml ConfigMap gives the sidecar for `generate` or the dynamic
+    parameters; it is the image's own `plugin config`."""
+    rendered = one(render(), "ConfigMap", "argocd-lifecycle-plugin")["data"]["plugin.yaml"]
     out = run(root, ["argocd-lifecycle", "plugin", "config"], scratch=tmp_path / "config")
     assert out.returncode == 0, out.stderr
-    spec = yaml.safe_load(out.stdout)["spec"]
+    spec = yaml.safe_load(rendered)["spec"]
+    assert spec == yaml.safe_load(out.stdout)["spec"]
     return list(spec["generate"]["command"] if verb == "generate" else spec["parameters"]["dynamic"]["command"])
 
 
