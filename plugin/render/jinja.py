@@ -212,7 +212,8 @@ class _YamlSandbox(ImmutableSandboxedEnvironment):
             if isinstance(seq, str | list | tuple) and isinstance(times, int):
                 size = len(seq) * times
                 if (isinstance(seq, str) and size > MAX_TEXT) or (not isinstance(seq, str) and size > MAX_ITEMS):
-                    raise BoundError(f"repeating a {type(seq).__name__} {times:,} times is over the size limit")
+                    what = "string" if isinstance(seq, str) else "list"
+                    raise BoundError(f"repeating a {what} {times:,} times is over the size limit")
             elif (
                 isinstance(left, int)
                 and isinstance(right, int)
