@@ -56,7 +56,7 @@ image: system install tools
 	tools/image/build.sh
 
 # The main job: the lifecycle loop on real upstream components, narrated (end-to-end scenarios 1-4, README "End-to-end").
-demo: system install tools
+demo: system install tools image
 	$(PY) -m tests.e2e.demo_loop
 
 # The plugin alone: render the example applications for two Kubernetes versions.
