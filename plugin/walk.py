@@ -13,8 +13,9 @@ from argocd_lifecycle.errors import RenderError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 TEMPLATE_SUFFIX = ".j2"
-#: files and folders one walk may visit
+#: files and folders, and folders alone, that one walk following links may visit
 MAX_ENTRIES = 100_000
+MAX_FOLDERS = 10_000
 
 _Key = tuple[int, int]
 
@@ -36,9 +37,12 @@ def walk(root: Path, *, follow_links: bool = False) -> Iterator[tuple[str, list[
     follows links past ``MAX_ENTRIES``. Links to folders are followed only with ``follow_links``."""
     top = str(root)
     stack: list[tuple[str, dict[_Key, str]]] = [(top, {_key(top): "."})]
-    seen = 0
+    seen = folders = 0
     while stack:
         dirpath, ancestors = stack.pop()
+        folders += 1
+        if follow_links and folders > MAX_FOLDERS:
+            raise RenderError(f"refused: the folder holds more than {MAX_FOLDERS:,} folders (links included)")
         try:
             entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
         except OSError as exc:

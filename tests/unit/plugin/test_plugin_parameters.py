@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -91,3 +92,58 @@ def test_a_bad_parameter_is_one_line_naming_it_and_the_rule(raw: dict[str, Param
     with pytest.raises(UsageError) as caught:
         Parameters.parse(raw)
     assert caught.value.lines() == [message]
+
+
+@pytest.mark.parametrize("name", ["shop", "shop-1", "a.b", "a" * 53, "0day"])
+def test_release_names_helm_accepts(name: str) -> None:
+    assert Parameters.parse({"releaseName": name}).release_name == name
+
+
+@pytest.mark.parametrize(
+    "name", ["--post-renderer=x", "-x", "Shop", "a_b", "a" * 54, "a.", ".a", "a..b", "ü", "a b", "a\nb"]
+)
+def test_release_names_helm_refuses_are_refused_here(name: str) -> None:
+    with pytest.raises(UsageError, match=r"^parameter releaseName: .* is not a Helm release name"):
+        Parameters.parse({"releaseName": name})
+
+
+@pytest.mark.parametrize(("raw", "size"), [("64Mi", 64 << 20), ("100Ki", 100 << 10), ("1", 1), (" 2048 ", 2048)])
+def test_max_output_bytes(raw: str, size: int) -> None:
+    assert Parameters.parse({"maxOutputBytes": raw}).max_output_bytes == size
+
+
+@pytest.mark.parametrize("raw", ["0", "65Mi", "1Gi", "-1", "lots", "1.5Mi"])
+def test_max_output_bytes_may_only_lower_the_cap(raw: str) -> None:
+    with pytest.raises(UsageError, match=r"^parameter maxOutputBytes: expected a size from 1 to 64Mi"):
+        Parameters.parse({"maxOutputBytes": raw})
+
+
+def test_values_are_dotted_paths_and_keep_every_character() -> None:
+    params = Parameters.parse({"values": {"a.b": "1", "a\\.b": "2", "x=1,y": "{p,q}", "n": "null"}})
+    assert params.values_document() == {"a": {"b": "1"}, "a.b": "2", "x=1,y": "{p,q}", "n": "null"}
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"a": "1", "a.b": "2"}, "'a.b' goes below 'a', which has a value"),
+        ({"a..b": "1"}, "'a..b': empty key or level"),
+        ({"list[0]": "1"}, "'list[0]': list indexes are not supported"),
+    ],
+)
+def test_values_keys_that_cannot_be_written(values: dict[str, str], message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(f"parameter values: {message}")):
+        Parameters.parse({"values": dict(values)})
+
+
+def test_wire_values_must_be_scalars() -> None:
+    assert parse_parameters('[{"name": "x", "string": true}, {"name": "n", "array": [1, 2.5]}]') == {
+        "x": "true",
+        "n": ["1", "2.5"],
+    }
+    with pytest.raises(
+        UsageError, match=r"^ARGOCD_APP_PARAMETERS\[0\] \(v\)\.map\['k'\]: expected a string, got dict$"
+    ):
+        parse_parameters('[{"name": "v", "map": {"k": {"deep": 1}}}]')
+    with pytest.raises(UsageError, match=r"^ARGOCD_APP_PARAMETERS: refused: JSON nested too deeply$"):
+        parse_parameters("[" * 100_000 + "]" * 100_000)

@@ -81,3 +81,59 @@ def test_tokens_from_the_environment_are_kept_out_of_repr(tmp_path: Path) -> Non
     s = PluginSettings.from_environ({"ARGOCD_ENV_API_TOKEN": "s3cr3t-value"}, app_dir=tmp_path)
     assert "s3cr3t-value" in s.secrets
     assert "s3cr3t-value" not in repr(s)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ARGOCD_APP_NAMESPACE": "--values=/etc/x"}, "ARGOCD_APP_NAMESPACE: '--values=/etc/x' is not a Kubernetes"),
+        ({"ARGOCD_APP_NAMESPACE": "Prod"}, "ARGOCD_APP_NAMESPACE: 'Prod' is not a Kubernetes namespace name"),
+        ({"KUBE_API_VERSIONS": "v1,--set=x=1"}, "KUBE_API_VERSIONS: '--set=x=1' is not group/version"),
+        ({"KUBE_API_VERSIONS": "apps/v1/Deployment/extra"}, "KUBE_API_VERSIONS: 'apps/v1/Deployment/extra' is not"),
+        ({"ARGOCD_APP_SOURCE_PATH": "../other"}, "ARGOCD_APP_SOURCE_PATH: '../other' must be a relative path"),
+    ],
+)
+def test_argo_cd_values_that_reach_a_tool_are_checked_first(env: dict[str, str], message: str, tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        PluginSettings.from_environ(env, app_dir=tmp_path)
+    assert caught.value.message.startswith(message)
+
+
+def test_the_repository_root(tmp_path: Path) -> None:
+    app = tmp_path / "repo" / "apps" / "shop"
+    app.mkdir(parents=True)
+    root = PluginSettings.from_environ({"ARGOCD_APP_SOURCE_PATH": "apps/shop/"}, app_dir=app).repo_root
+    assert root == tmp_path.resolve() / "repo"
+    assert PluginSettings.from_environ({}, app_dir=app).repo_root == app.resolve()  # no .git: the app folder
+    (tmp_path / "repo" / ".git").mkdir()
+    assert PluginSettings.from_environ({}, app_dir=app).repo_root == tmp_path.resolve() / "repo"
+    assert (
+        PluginSettings.from_environ({"ARGOCD_APP_SOURCE_PATH": "."}, app_dir=app).repo_root
+        == tmp_path.resolve() / "repo"
+    )
+
+
+def test_value_files_are_resolved_for_charts_only(tmp_path: Path) -> None:
+    wire = '[{"name": "valueFiles", "array": ["prod.yaml"]}]'
+    assert PluginSettings.from_environ({"ARGOCD_APP_PARAMETERS": wire}, app_dir=tmp_path).value_files == ()
+    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
+    with pytest.raises(UsageError, match=r"'prod\.yaml' is not a file inside the application folder"):
+        PluginSettings.from_environ({"ARGOCD_APP_PARAMETERS": wire}, app_dir=tmp_path)
+    (tmp_path / "prod.yaml").write_text("a: 1\n")
+    assert PluginSettings.from_environ({"ARGOCD_APP_PARAMETERS": wire}, app_dir=tmp_path).value_files == (
+        tmp_path.resolve() / "prod.yaml",
+    )
+
+
+def test_the_release_defaults_to_the_application_name_when_helm_accepts_it(tmp_path: Path) -> None:
+    assert PluginSettings.from_environ({"ARGOCD_APP_NAME": "shop"}, app_dir=tmp_path).release_name == "shop"
+    assert PluginSettings.from_environ({"ARGOCD_APP_NAME": "ns_shop"}, app_dir=tmp_path).release_name is None
+
+
+def test_values_and_argocd_env_values_are_secrets(tmp_path: Path) -> None:
+    env = {
+        "ARGOCD_ENV_DB_PASS": "env-s3cret",
+        "ARGOCD_APP_PARAMETERS": '[{"name": "values", "map": {"pw": "val-s3cret"}}]',
+    }
+    secrets = PluginSettings.from_environ(env, app_dir=tmp_path).secrets
+    assert {"env-s3cret", "val-s3cret"} <= secrets

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.render.files import app_files
 from argocd_lifecycle.plugin.rewrite.sources import list_sources
-from argocd_lifecycle.plugin.walk import manifest_files
+from argocd_lifecycle.plugin.walk import check_symlinks, manifest_files
 from tests.unit.plugin.helpers import write
 
 FILES = {
@@ -56,3 +59,28 @@ def test_each_caller_keeps_its_own_order(tmp_path: Path) -> None:
     assert [s.label for s in list_sources([str(root)])] == [
         f"{root.as_posix()}/{n}" for n in ("a.yaml", "b.yml", "c.json", "sub/d.yaml", "sub-e.yaml")
     ]
+
+
+def test_a_symlink_loop_is_found_by_device_and_inode(tmp_path: Path) -> None:
+    write(tmp_path, {"sub/a.yaml": ""})
+    os.symlink("..", tmp_path / "sub" / "up")
+    with pytest.raises(RenderError, match=r"^sub/up: refused: symlink loop \(it leads back to \.\)$"):
+        manifest_files(tmp_path, follow_links=True)
+    assert names(tmp_path, manifest_files(tmp_path)) == {"sub/a.yaml"}  # not followed: no loop
+
+
+def test_links_that_fan_out_stop_at_the_budget(tmp_path: Path) -> None:
+    for i in range(18):  # no loop, but 2^18 paths
+        (tmp_path / f"n{i}").mkdir()
+        for side in ("a", "b"):
+            os.symlink(f"../n{i + 1}", tmp_path / f"n{i}" / side)
+    (tmp_path / "n18").mkdir()
+    with pytest.raises(RenderError, match="refused: the folder holds more than 10,000 folders"):
+        manifest_files(tmp_path, follow_links=True)
+
+
+def test_check_symlinks_refuses_links_out_of_the_folder(tmp_path: Path) -> None:
+    write(tmp_path, {"app/a.yaml": "", "outside.yaml": ""})
+    os.symlink(tmp_path / "outside.yaml", tmp_path / "app" / "in.yaml")
+    with pytest.raises(RenderError, match=r"^in\.yaml: refused: symlink points outside the application folder$"):
+        check_symlinks(tmp_path / "app")
