@@ -35,7 +35,6 @@ class Annotation:
     CLUSTER_UPGRADE_BLOCKERS = PREFIX + "cluster-upgrade-blockers"
     CLUSTER_UPGRADE_BLOCKED = PREFIX + "cluster-upgrade-blocked"
     CLUSTER_UPGRADE_BLOCKED_SINCE = PREFIX + "cluster-upgrade-blocked-since"
-    RENDERED_FOR = PREFIX + "rendered-for"
     REWRITTEN_FROM = PREFIX + "rewritten-from"
     SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
     APPSET_REFRESH = "argocd.argoproj.io/application-set-refresh"

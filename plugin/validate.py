@@ -8,7 +8,6 @@ Releases older than the oldest bundled schema are checked against that oldest on
 
 from __future__ import annotations
 
-import datetime
 import functools
 import importlib.resources
 import json
@@ -20,15 +19,13 @@ import jsonschema  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 
 from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle.plugin.rewrite.crd_checks import problems as crd_problems
 
 PACKAGE = "kubernetes_validate"
+CRD_V1 = "apiextensions.k8s.io/v1"
 MAX_ERRORS_PER_OBJECT = 5
 _RELEASE_DIR = re.compile(r"^v(\d+)\.(\d+)\.\d+-local-strict$")
-# PyYAML turns unquoted timestamps into datetimes; the API server accepts them as strings
-_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-    "string", lambda _checker, value: isinstance(value, str | datetime.date)
-)
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
+_Validator = jsonschema.Draft202012Validator
 
 
 #: wire types every group version lists in the schemas; a cluster's API list never has them
@@ -134,4 +131,7 @@ def validate_objects(objects: list[tuple[str, Any]], target: tuple[int, int]) ->
             report.problems.append(f"{label}: {_path(error.absolute_path)}: {error.message} ({where})")
         if len(errors) > MAX_ERRORS_PER_OBJECT:
             report.problems.append(f"{label}: {len(errors) - MAX_ERRORS_PER_OBJECT} more schema errors")
+        if obj.get("kind") == "CustomResourceDefinition" and obj.get("apiVersion") == CRD_V1 and not errors:
+            # what the API server refuses beyond the schema: approval, name, versions, structural schemas
+            report.problems.extend(f"{label}: {line} (kube-apiserver)" for line in crd_problems(obj))
     return report

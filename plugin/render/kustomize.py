@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 
+from argocd_lifecycle.plugin import kustomize_patches
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render import kustomize_refs
 from argocd_lifecycle.plugin.render.tool import run_tool
@@ -30,6 +31,7 @@ def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
         settings.app_dir, settings.repo_root, allow_remote=params.allow_remote_bases, limits=settings.limits
     )
     diagnostics.secrets.add(reach.secrets)
+    kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits)
     return run_tool(
         "kustomize",
         kustomize_argv(settings),

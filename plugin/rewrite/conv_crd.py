@@ -3,6 +3,7 @@
 v1 has no top-level schema, subresources or printer columns (each version carries its own), requires
 ``scope``, a *structural* schema per version and the webhook conversion layout, and refuses
 ``preserveUnknownFields: true`` (v1beta1's default), whose behaviour is kept per object node instead.
+A CRD of a group the Kubernetes project owns also needs the API-approval annotation in v1.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.crd_checks import APPROVAL, UNAPPROVED, approval_state, protected_group
 from argocd_lifecycle.plugin.rewrite.objects import drop, items, mapping, rename_key, with_spec
 from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, converter
 
@@ -90,7 +92,7 @@ def _metadata_only_names(schema: Obj, path: str, notes: Notes) -> Obj:
         return schema
     names = {k: v for k, v in mapping(meta.get("properties")).items() if k in ("name", "generateName")}
     kept: Obj = {"type": "object", **({"properties": names} if names else {})}
-    if meta != kept:
+    if {k: v for k, v in meta.items() if k != PRESERVE} != kept:  # our own keep-unknown mark is no rule
         notes.warn(f"{path}.properties.metadata: only name/generateName may be constrained in v1; other rules dropped")
     return {**schema, "properties": {**props, "metadata": kept}}
 
@@ -169,4 +171,22 @@ def crd(obj: Obj, notes: Notes) -> Obj:
     new["versions"] = new_versions
     if isinstance(spec.get("conversion"), dict):
         new["conversion"] = _conversion(spec["conversion"], notes)
-    return with_spec(obj, new)
+    return _approved(with_spec(obj, new), str(spec.get("group", "")), notes)
+
+
+def _approved(obj: Obj, group: str, notes: Notes) -> Obj:
+    """v1beta1 let a protected group (``*.k8s.io``, ``*.kubernetes.io``) go without an API review; v1
+    refuses the CRD unless ``api-approved.kubernetes.io`` holds a URL or a reason starting "unapproved"."""
+    if not protected_group(group):
+        return obj
+    meta = mapping(obj.get("metadata"))
+    annotations = mapping(meta.get("annotations"))
+    state = approval_state(annotations.get(APPROVAL))
+    if state in ("approved", "bypassed"):
+        return obj
+    was = f" (it held {annotations[APPROVAL]!r}, neither a URL nor a reason)" if state == "invalid" else ""
+    notes.warn(
+        f"{group} is a protected group: v1 requires {APPROVAL}; wrote {UNAPPROVED!r}{was}. Move the API to a "
+        "group of your own, or record its Kubernetes API review there"
+    )
+    return {**obj, "metadata": {**meta, "annotations": {**annotations, APPROVAL: UNAPPROVED}}}

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import datetime
-
 import kubernetes_validate
 import pytest
 
+from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.validate import bundled_releases, schema_release, validate_objects
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",
     "kind": "Deployment",
-    "metadata": {"name": "web", "creationTimestamp": datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)},
+    # an unquoted timestamp, read as Kubernetes reads it: a string
+    "metadata": {"name": "web", "creationTimestamp": yamlio.load("2024-01-01T00:00:00Z")},
     "spec": {
         "selector": {"matchLabels": {"app": "web"}},
         "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
@@ -75,3 +75,43 @@ def test_api_versions_at_a_release_look_like_kube_api_versions() -> None:
     assert "policy/v1beta1/PodDisruptionBudget" not in listed and "batch/v1beta1/CronJob" not in listed
     assert not any(e.endswith(("/DeleteOptions", "/WatchEvent", "List")) for e in listed)
     assert api_versions_at((1, 20)) == ()  # older than any bundled release: unknown
+
+
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "certificates.certmanager.k8s.io"},
+    "spec": {
+        "group": "certmanager.k8s.io",
+        "names": {
+            "kind": "Certificate",
+            "plural": "certificates",
+            "singular": "certificate",
+            "listKind": "CertificateList",
+        },
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1alpha1",
+                "served": True,
+                "storage": True,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"properties": {}}}}},
+            }
+        ],
+    },
+}
+
+
+def test_crds_are_checked_as_the_api_server_does() -> None:
+    report = validate_objects([("CustomResourceDefinition/certificates", CRD)], (1, 33))
+    assert [p.split(": ", 2)[1] for p in report.problems] == [
+        "metadata.annotations[api-approved.kubernetes.io]",
+        "spec.versions[v1alpha1].schema.openAPIV3Schema.properties[spec].type",
+    ]
+    assert all(p.endswith("(kube-apiserver)") for p in report.problems)
+    fixed = {**CRD, "metadata": {**CRD["metadata"], "annotations": {"api-approved.kubernetes.io": "unapproved, test"}}}
+    fixed["spec"] = {
+        **CRD["spec"],
+        "versions": [{**CRD["spec"]["versions"][0], "schema": {"openAPIV3Schema": {"type": "object"}}}],
+    }
+    assert validate_objects([("crd", fixed)], (1, 33)).problems == []

@@ -124,3 +124,29 @@ def test_crd_schema_that_cannot_be_made_structural_is_refused() -> None:
 def test_crd_without_any_version_is_refused() -> None:
     _, rw = convert(crd_v1beta1(), (1, 22))
     assert "neither spec.version nor spec.versions" in rw.problems[0]
+
+
+def test_a_protected_group_gets_the_approval_annotation_v1_requires() -> None:
+    src = crd_v1beta1(version="v1alpha1")
+    src["spec"]["group"] = "certmanager.k8s.io"
+    src["metadata"] = {"name": "widgets.certmanager.k8s.io", "annotations": {"team": "x"}}
+    out, rw = convert(src, (1, 22))
+    annotations = out["metadata"]["annotations"]
+    assert annotations["api-approved.kubernetes.io"].startswith("unapproved, ") and annotations["team"] == "x"
+    assert any("certmanager.k8s.io is a protected group" in w for w in rw.warnings)
+    valid(out, (1, 22))
+    # a recorded approval (a URL, or a reason of its own) is kept, and not warned about
+    for value in ("https://github.com/kubernetes/enhancements/pull/1111", "unapproved, testing only"):
+        src["metadata"]["annotations"] = {"api-approved.kubernetes.io": value}
+        out, rw = convert(src, (1, 22))
+        assert out["metadata"]["annotations"]["api-approved.kubernetes.io"] == value
+        assert not any("protected group" in w for w in rw.warnings)
+    src["metadata"]["annotations"] = {"api-approved.kubernetes.io": "yes please"}
+    out, rw = convert(src, (1, 22))
+    assert out["metadata"]["annotations"]["api-approved.kubernetes.io"].startswith("unapproved, ")
+    assert any("it held 'yes please'" in w for w in rw.warnings)
+
+
+def test_other_groups_get_no_approval_annotation() -> None:
+    out, _ = convert(crd_v1beta1(version="v1"), (1, 22))
+    assert "api-approved.kubernetes.io" not in (out["metadata"].get("annotations") or {})
