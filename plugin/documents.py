@@ -21,7 +21,12 @@ import yaml
 
 from argocd_lifecycle import kube_yaml, yamlio
 
-_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: libyaml's parser alone (no resolver or constructor is needed for events)
+_PARSER: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None) or yaml.SafeLoader
+_SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
+_MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
+_SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+_DOCUMENT_START, _DOCUMENT_END, _STREAM_END = yaml.DocumentStartEvent, yaml.DocumentEndEvent, yaml.StreamEndEvent
 _TOP = frozenset(("apiVersion", "kind"))
 _META = frozenset(("name", "namespace", "generateName"))
 #: metadata fields later steps rely on being mappings
@@ -155,29 +160,46 @@ class _Doc:
 
 
 def _documents(text: str) -> Iterator[tuple[_Doc, int]]:
-    """Yield (state, end offset) per document."""
+    """Yield (state, end offset) per document. The loop is the hot path of ``scan``: events below the
+    metadata level only matter for their tags and their depth."""
     depth = 0
     doc = _Doc(0, 0, 0)
     first = True
-    events: Iterator[Any] = yaml.parse(text, Loader=_LOADER)
-    for event in events:
-        cls = event.__class__
-        if cls is yaml.ScalarEvent:
-            doc.scalar(event, depth)
-        elif cls is yaml.MappingStartEvent or cls is yaml.SequenceStartEvent:
-            doc.start_collection(event, cls is yaml.MappingStartEvent, depth)
-            depth += 1
-        elif cls is yaml.MappingEndEvent or cls is yaml.SequenceEndEvent:
-            depth -= 1
-            doc.end_collection(depth)
-        elif cls is yaml.AliasEvent:
-            doc.alias(depth)
-        elif cls is yaml.DocumentStartEvent:
-            mark = event.start_mark if first and not event.explicit else event.end_mark
-            doc = _Doc(0 if first and not event.explicit else mark.index, mark.line, mark.column)
-            first = False
-        elif cls is yaml.DocumentEndEvent:
-            yield doc, event.start_mark.index
+    parser = _PARSER(text)
+    get: Any = parser.get_event
+    try:
+        while True:
+            event = get()
+            cls = event.__class__
+            if cls is _SCALAR:
+                if depth > 2:
+                    if event.tag is not None:
+                        doc.exact = False
+                else:
+                    doc.scalar(event, depth)
+            elif cls is _MAPPING_START or cls is _SEQUENCE_START:
+                if depth > 2:
+                    if event.tag is not None or depth >= MAX_EXACT_DEPTH:
+                        doc.exact = False
+                else:
+                    doc.start_collection(event, cls is _MAPPING_START, depth)
+                depth += 1
+            elif cls is _MAPPING_END or cls is _SEQUENCE_END:
+                depth -= 1
+                if depth < 3:
+                    doc.end_collection(depth)
+            elif cls is _ALIAS:
+                doc.alias(depth)
+            elif cls is _DOCUMENT_START:
+                mark = event.start_mark if first and not event.explicit else event.end_mark
+                doc = _Doc(0 if first and not event.explicit else mark.index, mark.line, mark.column)
+                first = False
+            elif cls is _DOCUMENT_END:
+                yield doc, event.start_mark.index
+            elif cls is _STREAM_END:
+                return
+    finally:
+        parser.dispose()
 
 
 def index_documents(text: str) -> list[DocInfo]:
