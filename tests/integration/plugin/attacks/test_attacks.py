@@ -6,6 +6,7 @@ marker file ever appears, no loopback request is made, and no secret reaches eit
 from __future__ import annotations
 
 import json
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle import yamlio
+from argocd_lifecycle.plugin.render.tool import tool_env
+from tests.conftest import TOOLS_BIN
 from tests.integration.plugin.attacks import cases_helm, cases_inputs, cases_jinja, cases_kustomize, cases_secrets
 from tests.integration.plugin.attacks.harness import Attack, Outcome, loopback_server, run
 
@@ -65,3 +68,43 @@ def test_attack_is_refused_or_neutralised(attack: Attack, outcomes: dict[str, Ou
         assert attack.check is not None
         parsed = json.loads(out.stdout) if attack.command == "parameters" else list(yamlio.load_all(out.stdout))
         attack.check(parsed)
+
+
+def test_the_recorder_sees_a_fetch_that_is_allowed(tmp_path: Path) -> None:
+    """The control for every "no request" above: with allowRemoteBases=true the same kind of base is
+    fetched, and the loopback server records it."""
+    allowed = Attack(
+        "remote-base-allowed",
+        {
+            "app/.argocd-lifecycle.yaml": "parameters:\n  allowRemoteBases: 'true'\n",
+            "app/kustomization.yaml": "resources: ['http://127.0.0.1:@PORT@/@CASE@/cm.yaml']\n",
+        },
+    )
+    with loopback_server() as (port, requests):
+        out = run(allowed, tmp_path, port, requests)
+    assert out.code == 0, out.stderr
+    assert out.requests == ("/remote-base-allowed/cm.yaml",)
+    assert [d["metadata"]["name"] for d in yamlio.load_all(out.stdout)] == ["fetched"]
+
+
+@pytest.mark.parametrize("offline", [True, False])
+def test_the_second_wall_git_gets_no_transport(tmp_path: Path, offline: bool) -> None:
+    """Behind the kustomization check, kustomize itself runs offline: git may use no transport (a
+    loopback URL would bypass a proxy, git's protocol list does not)."""
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: ['git::http://127.0.0.1:@PORT@/wall/repo.git//base?ref=main']\n"
+    )
+    with loopback_server() as (port, requests):
+        text = (tmp_path / "kustomization.yaml").read_text().replace("@PORT@", str(port))
+        (tmp_path / "kustomization.yaml").write_text(text)
+        proc = subprocess.run(
+            [str(TOOLS_BIN / "kustomize"), "build", "."],
+            cwd=tmp_path,
+            env=tool_env(offline=offline),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert proc.returncode != 0  # the recorder serves no repository either way
+    assert bool([p for p in requests if p.startswith("/wall/")]) is not offline, proc.stderr
