@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.integration.plugin.helpers import PROBE_CHART, only_doc, run_generate
+from tests.conftest import REPO, TOOLS_BIN
+from tests.integration.plugin.helpers import PROBE_CHART, docs, only_doc, run_generate
 from tests.unit.plugin.helpers import write
 
 pytestmark = pytest.mark.usefixtures("helm_and_kustomize")
@@ -47,3 +49,23 @@ def test_helm_template_error_shows_helm_message(tmp_path: Path) -> None:
     assert result.stderr.startswith("error: helm failed (exit 1): Error: template: probe/templates/bad.yaml:1:")
     assert "nil pointer evaluating interface {}.deeper" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+TAIL = ("--", "argocd-lifecycle", ".")
+
+
+def test_a_real_chart_renders_as_helm_renders_it() -> None:
+    """The project's own chart, through the plugin and through helm with the same release, namespace
+    and version: the same objects (the values file, the argv form and the limits change nothing)."""
+    chart = REPO / "charts" / "argocd-lifecycle"
+    env = {"ARGOCD_APP_NAME": "argocd-lifecycle", "ARGOCD_APP_NAMESPACE": "argocd", "KUBE_VERSION": "1.31"}
+    ours = run_generate(chart, env)
+    assert ours.returncode == 0, ours.stderr
+    helm = subprocess.run(
+        [str(TOOLS_BIN / "helm"), "template", "--include-crds", "--namespace=argocd", "--kube-version=1.31.0", *TAIL],
+        cwd=chart,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert docs(ours.stdout) == docs(helm.stdout) and len(docs(helm.stdout)) > 10
