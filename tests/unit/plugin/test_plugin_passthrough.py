@@ -4,6 +4,7 @@ full load gives."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -109,3 +110,23 @@ def test_the_same_objects_as_a_full_load(stream: str) -> None:
     for m in manifests:
         if m.text is not None:
             assert yamlio.load(m.text) == m.obj and m.text in stream
+
+
+def test_the_transforms_build_only_the_objects_they_may_change(tmp_path: Path) -> None:
+    from argocd_lifecycle.plugin.diagnostics import Diagnostics
+    from argocd_lifecycle.plugin.transforms.plan import run
+    from tests.unit.plugin.transforms.helpers import planned
+
+    deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n"
+    other = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: db}\nspec: {replicas: 1}\n"
+    hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n"
+    hpa += "spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3}\n"
+    ingress = "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: shop}\nspec: {}\n"
+    stream = "---\n".join([CM.format(name="a"), deploy, other, hpa, ingress])
+    manifests = read_stream(stream, "t")
+    out = run(planned(tmp_path, KUBE_VERSION="1.29"), manifests, Diagnostics())
+    configmap, web, db, scaler, rewritten = out
+    assert configmap.built is None and db.built is None  # decided on their identity alone
+    assert configmap is manifests[0] and db is manifests[2] and scaler is manifests[3]  # kept as they were
+    assert web.text is None and "replicas" not in web.obj["spec"]  # changed: written anew
+    assert rewritten.text is None and rewritten.api_version == "networking.k8s.io/v1"
