@@ -10,6 +10,7 @@ checks as ever (plugin/parse.py): aliases (so alias limits count the whole strea
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -50,8 +51,13 @@ def _placed(manifests: list[Manifest], obj: Any, doc: DocInfo, stream: str) -> l
     return [dataclasses.replace(m, index=doc.index) for m in manifests]
 
 
+#: what is left of a ``---`` line before the document's first line (spaces, a comment is kept)
+_MARKER_REST = re.compile(r"\A(?:[ \t]*\n)+")
+
+
 def _text(doc: DocInfo, stream: str) -> str:
-    text = doc.text(stream).lstrip("\n")
+    """The document's own lines: the separator line is written anew (as ``---``) by the output."""
+    text = _MARKER_REST.sub("", doc.text(stream))
     return text if text.endswith("\n") else text + "\n"
 
 
