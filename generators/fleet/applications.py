@@ -78,6 +78,8 @@ class ApplicationIndex:
 
     def __init__(self, identify: Identify = _no_identify) -> None:
         self.identify = identify
+        #: reads every Application now (set by ApplicationSource); None: the cache is all there is
+        self.read: Callable[[], list[dict[str, Any]]] | None = None
         self._apps: dict[str, _App] = {}
         self._by_appset: dict[str, set[str]] = {}
         self._uids: dict[str, str] = {}
@@ -93,9 +95,18 @@ class ApplicationIndex:
         return 0.0 if self._broken_since is None else time.monotonic() - self._broken_since
 
     def targets(self, appset: str) -> frozenset[Target]:
+        return self._targets(self._apps[n] for n in self._by_appset.get(appset, ()))
+
+    def confirm(self, appset: str) -> frozenset[Target]:
+        """From a list of the Applications read now (blocking; a few per drop given, never per request)."""
+        if self.read is None:
+            return self.targets(appset)
+        apps = (_parse(obj) for obj in self.read())
+        return self._targets(a for a in apps if a is not None and any(o == appset for o, _ in a.owners))
+
+    def _targets(self, apps: Iterable[_App]) -> frozenset[Target]:
         found: set[Target] = set()
-        for app_name in self._by_appset.get(appset, ()):
-            app = self._apps[app_name]
+        for app in apps:
             server, name = self.identify(app.server, app.name)
             # a destination by name whose cluster is unknown is still something Argo CD would delete
             found.add(Target(server or f"name:{name}", name, app.departing))
@@ -171,6 +182,7 @@ class ApplicationSource(ListWatch):
         backoff: Backoff | None = None,
     ) -> None:
         consumer = Consumer(index.listed, index.upserted, index.deleted, index.broken)
+        index.read = self.read_all
         super().__init__(
             f"Applications in {namespace}",
             kube.custom.list_namespaced_custom_object,
@@ -182,3 +194,7 @@ class ApplicationSource(ListWatch):
             backoff=backoff,
         )
         self.index = index
+
+    def read_all(self) -> list[dict[str, Any]]:
+        """Every Application of the namespace, listed now (paged), for ``ApplicationIndex.confirm``."""
+        return self.list_all()

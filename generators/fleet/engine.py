@@ -38,7 +38,7 @@ from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.view import ClusterState
-from argocd_lifecycle.generators.fleet.writer import LogWriter, Writer
+from argocd_lifecycle.generators.fleet.writer import LogWriter, Writer, phase_annotations
 from argocd_lifecycle.model import Annotation, Phase
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,11 @@ class _Removal:
     explicit: bool
     #: it had passed the readiness gate
     admitted: bool = False
+
+
+def _drifted(secret: ClusterSecret, state: Tracked) -> bool:
+    """The Secret no longer carries the phase annotations this state would write."""
+    return any(secret.annotations.get(k) != v for k, v in phase_annotations(state).items())
 
 
 def _visible(c: ClusterState) -> tuple[object, ...]:
@@ -318,7 +323,7 @@ class FleetEngine:
         out = register(obs, self.lifecycle, now) if prev is None else step(prev, obs, self.lifecycle, now)
         self.tracked[name] = out.state
         self._show(secret, out.state)
-        await self._emit(secret, out.state, out)
+        await self._emit(secret, out.state, out, changed=probe is None)
 
     async def announce(self, secret_name: str, event: LifecycleEvent) -> bool:
         """A lifecycle event from outside the probe loop (Cluster API's worker scaling): the Event, the
@@ -329,10 +334,14 @@ class FleetEngine:
         await self._emit(secret, state, Step(state, (event,)))
         return True
 
-    async def _emit(self, secret: ClusterSecret, state: Tracked, out: Step) -> None:
+    async def _emit(self, secret: ClusterSecret, state: Tracked, out: Step, *, changed: bool = False) -> None:
         outputs, now = self.outputs, _now()
         name = secret.secret_name
-        if out.write or name in self._unwritten:  # a failed write is retried at the next observation
+        # a failed write is retried at the next observation; annotations someone removed (a `kubectl
+        # replace` of the Secret) are written again after that change, since the other replicas read the
+        # phase from them (not after a probe: the inventory may not have seen our own last write yet)
+        drifted = changed and getattr(outputs.writer, "on_secret", False) and _drifted(secret, state)
+        if out.write or name in self._unwritten or drifted:
             if await outputs.writer.write_phase(secret, state):
                 self._unwritten.discard(name)
             else:

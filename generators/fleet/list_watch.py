@@ -77,7 +77,11 @@ class ListWatch:
     def _selector(self) -> dict[str, Any]:
         return {"label_selector": self.label_selector} if self.label_selector else {}
 
-    def _list(self) -> str:
+    def list_all(self) -> list[Obj]:
+        """One full listing, paged (blocking; raises KubeError)."""
+        return self._pages()[0]
+
+    def _pages(self) -> tuple[list[Obj], str]:
         items: list[Obj] = []
         cont = ""
         while True:
@@ -89,9 +93,13 @@ class ListWatch:
             meta = page.get("metadata") or {}
             cont = meta.get("continue") or ""
             if not cont:
-                self.lists += 1
-                self._hand(self.consumer.listed, items)
-                return str(meta.get("resourceVersion") or "")
+                return items, str(meta.get("resourceVersion") or "")
+
+    def _list(self) -> str:
+        items, version = self._pages()
+        self.lists += 1
+        self._hand(self.consumer.listed, items)
+        return version
 
     def _watch(self, version: str) -> str:
         low, high = self.watch_timeout

@@ -98,6 +98,11 @@ class Baseline(Protocol):
         """The clusters the ApplicationSet's Applications target now (empty for an unknown one)."""
         ...
 
+    def confirm(self, appset: str) -> frozenset[Target]:
+        """``targets`` from a fresh read, just before a loss is given: a cache may not have seen the
+        Applications Argo CD created a moment ago, and those would go too. Raises LifecycleError."""
+        ...
+
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
         """An answer was given: a baseline that cannot see Applications remembers it instead."""
         ...
@@ -152,6 +157,9 @@ class RememberedAnswers:
 
     def targets(self, appset: str) -> frozenset[Target]:
         return self._last.get(appset, frozenset())
+
+    def confirm(self, appset: str) -> frozenset[Target]:
+        return self.targets(appset)  # this memory is the truth, there is nothing fresher to read
 
     def deploys_to(self, server: str) -> bool:
         """Whether the last answer to some ApplicationSet held ``server``."""

@@ -62,6 +62,9 @@ class LogWriter:
 
 
 class KubeWriter:
+    #: the phase lives in the Secret's annotations (the engine rewrites them when they were removed)
+    on_secret = True
+
     def __init__(self, kube: Kube, is_leader: Callable[[], bool], *, instance: str = "") -> None:
         self.kube = kube
         self.is_leader = is_leader

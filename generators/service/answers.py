@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
+from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.fleet.view import Baseline, ClusterState, FleetView, HoldReporter, RememberedAnswers
 from argocd_lifecycle.generators.service.admission import admitted
 from argocd_lifecycle.generators.service.errors import Unavailable
@@ -168,7 +169,18 @@ class ParamsService:
             departed=self.fleet.departed(),
             drop_decommissioned=request.input.drop_decommissioned,
         )
-        targets = self.baseline.targets(request.appset)
-        self.guard.check(request.appset, targets, fleet, allow=request.input.allow_mass_drop)
+        appset, baseline = request.appset, self.baseline
+        targets = baseline.targets(appset)
+        try:
+            self.guard.check(
+                appset, targets, fleet, allow=request.input.allow_mass_drop, confirm=lambda: baseline.confirm(appset)
+            )
+        except LifecycleError as exc:
+            if isinstance(exc, Unavailable):
+                raise
+            raise Unavailable(  # the fresh read failed: nothing is given that could not be checked
+                f"mass-drop guard: cannot read the Applications of ApplicationSet {appset!r} to confirm a drop: "
+                f"{exc.message}"
+            ) from exc
         self.baseline.answered(request.appset, result.clusters)
         return result

@@ -18,7 +18,9 @@ deleted without a decommission is a loss like any other.
   small drops.
 - Then, losing more than ``max_drop_percent`` of the targeted clusters is refused with 503 (Argo CD
   keeps every Application) until the clusters come back or the input sets ``allowMassDrop: true``;
-  a smaller loss is given. ``max_drop_percent`` 100 turns the guard off.
+  a smaller loss is given, once a fresh read of the targets (``Baseline.confirm``) says the same: an
+  Application Argo CD created a moment ago, not yet in the cache, would be deleted with the rest.
+  ``max_drop_percent`` 100 turns the guard off.
 
 A refused ApplicationSet is *held*: every refusal goes to the HoldReporter, which tells each held
 episode once (an Event on the ApplicationSet, a receiver message) whichever replica refused; the first
@@ -106,8 +108,18 @@ class MassDropGuard:
     def held(self) -> frozenset[str]:
         return frozenset(self._held)
 
-    def check(self, appset: str, targets: Collection[Target], fleet: Fleet, *, allow: bool) -> None:
-        """Return when the answer may be given; raise DropSettling or MassDropRefused when not."""
+    def check(
+        self,
+        appset: str,
+        targets: Collection[Target],
+        fleet: Fleet,
+        *,
+        allow: bool,
+        confirm: Callable[[], Collection[Target]] | None = None,
+    ) -> None:
+        """Return when the answer may be given; raise DropSettling or MassDropRefused when not.
+
+        ``confirm`` reads the targets afresh; it is called once before a loss is given."""
         if self.max_drop_percent >= 100 or allow:
             return self._answer(appset)
         losing = lost(targets, fleet)
@@ -132,6 +144,12 @@ class MassDropGuard:
                 "Secrets to settle so that the change is judged as a whole"
             )
         percent = 100.0 * len(losing) / len(targets)
+        if percent <= self.max_drop_percent and confirm is not None:
+            fresh = confirm()
+            again = lost(fresh, fleet)
+            if again != losing:  # Argo CD made or removed Applications the cache had not seen: judge again
+                self._pending.pop(appset, None)
+                return self.check(appset, fresh, fleet, allow=allow)
         if percent <= self.max_drop_percent:
             self._given[appset] = frozenset(losing)
             log.info("mass-drop guard: ApplicationSet %r drops %s (%.0f%%)", appset, _named(losing), percent)

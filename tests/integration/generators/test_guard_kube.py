@@ -155,6 +155,17 @@ def test_replicas_hold_every_bypass_and_tell_each_episode_once(api: FakeKubeAPI,
             await ready(follower)
             assert _ask(fresh, PROD) == sorted(NAMES)
 
+            # a small loss (a relabelled cluster, one of three) is given, after a fresh read of the Applications
+            api.put_secret(clusters["two"].secret(labels={"env": "staging"}))
+            await eventually(lambda: by_name(restarted)["two"].labels.get("env") == "staging", "the new label")
+            reads = sum(1 for m, p in api.requests if m == "GET" and p.endswith("/applications"))
+            assert _ask(fresh, PROD) == ["one", "three"]
+            assert sum(1 for m, p in api.requests if m == "GET" and p.endswith("/applications")) == reads + 1
+            api.delete_application(f"{APPSET}-two")  # Argo CD acts on the answer
+            api.put_secret(clusters["two"].secret(labels={"env": "prod"}))
+            await eventually(lambda: by_name(restarted)["two"].labels.get("env") == "prod", "the label back")
+            api.put_application(_application(clusters["two"]))
+
             # the procedure: decommission, wait for the phase, delete the Secret: the Application goes
             api.put_secret(
                 clusters["one"].secret(labels={"env": "prod"}, annotations={Annotation.DECOMMISSION: "true"})

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Any
 
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
+from argocd_lifecycle.generators.fleet.writer import LogWriter
 from argocd_lifecycle.model import Annotation, Phase
 from tests.unit.core.cluster_secret_manifests import secret
 
@@ -80,6 +82,36 @@ def test_a_new_leader_asks_the_applicationsets_to_refresh() -> None:
         assert pokes.count == 1
         engine.set_leader(True)  # already leading: nothing new
         assert pokes.count == 1
+        await engine.aclose()
+
+    asyncio.run(story())
+
+
+def test_the_leader_writes_the_phase_again_when_someone_removed_it_from_the_secret() -> None:
+    """The other replicas read the phase from the Secret: a `kubectl replace` must not leave them guessing."""
+
+    class Recorder(LogWriter):
+        on_secret = True
+
+        def __init__(self) -> None:
+            self.written: list[str] = []
+
+        async def write_phase(self, secret: Any, state: Any) -> bool:
+            self.written.append(state.phase.value)
+            return True
+
+    async def story() -> None:
+        inventory, recorder = Inventory("argocd"), Recorder()
+        probing = ProberSettings(interval=3600, timeout=0.2, concurrency=1)
+        engine = FleetEngine(inventory, SETTINGS, probing, Outputs(writer=recorder))
+        engine.set_leader(True)
+        ready = {Annotation.PHASE: "Ready", Annotation.PHASE_SINCE: "2026-01-01T00:00:00Z", ADMITTED: "true"}
+        inventory.replace_all([(_secret("edge", "1", **ready), "")])
+        await asyncio.sleep(0.3)  # registered (resumed: nothing to write) and probed once
+        assert recorder.written == []
+        inventory.apply(_secret("edge", "2"))  # replaced without our annotations
+        await asyncio.sleep(0.1)
+        assert recorder.written == ["Ready"]
         await engine.aclose()
 
     asyncio.run(story())

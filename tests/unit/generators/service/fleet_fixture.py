@@ -61,6 +61,8 @@ class AppsBaseline:
         self.apps: dict[str, set[Target]] = {}
         self.listed = True
         self.stale = 0.0
+        self.unseen: frozenset[Target] = frozenset()
+        self.unreadable: Exception | None = None
 
     def synced(self) -> bool:
         return self.listed
@@ -70,6 +72,12 @@ class AppsBaseline:
 
     def targets(self, appset: str) -> frozenset[Target]:
         return frozenset(self.apps.get(appset, set()))
+
+    def confirm(self, appset: str) -> frozenset[Target]:
+        """A fresh read: what the cache says, plus what Argo CD created that it has not seen yet."""
+        if self.unreadable is not None:
+            raise self.unreadable
+        return self.targets(appset) | self.unseen
 
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
         pass  # Argo CD's Applications are the memory

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.fleet.view import Target
 from argocd_lifecycle.generators.service.answers import Answer, ParamsService
 from argocd_lifecycle.generators.service.errors import Unavailable
@@ -182,3 +183,30 @@ def test_a_message_names_ten_clusters_and_counts_the_rest() -> None:
         guard.check(APPSET, targets, Fleet(set(), set(), set(), set()), allow=False)
     assert "c00, c01, c02, c03, c04, c05, c06, c07, c08, c09 and 20 more." in refused.value.message
     assert isinstance(refused.value, Unavailable) and refused.value.status == 503
+
+
+def test_a_drop_is_given_only_after_a_fresh_read_agrees(
+    world: tuple[MemoryFleet, AppsBaseline, ParamsService],
+) -> None:
+    """Argo CD created c6's Application a moment ago and the cache has not seen it: read afresh, the drop
+    of three is four of seven, which is held; the cache's view (three of six) would have let c6 go too."""
+    fleet, apps, service = world
+    fleet.put(cluster("c6"))
+    apps.unseen = frozenset({Target("https://c6.example.test:6443", "c6")})
+    for name in ("c0", "c1", "c2"):
+        fleet.remove(name)
+    fleet.update("c6", labels={"env": "staging"})  # and c6 is relabelled in the same batch
+    with pytest.raises(MassDropRefused, match="would drop 4 of the 7 clusters"):
+        _ask(service, PROD)
+    apps.unseen = frozenset()
+    assert _applied(service, apps, fleet, PROD) == ["c3", "c4", "c5"]  # three of six, read afresh: given
+
+
+def test_a_drop_that_cannot_be_confirmed_is_not_given(world: tuple[MemoryFleet, AppsBaseline, ParamsService]) -> None:
+    fleet, apps, service = world
+    fleet.remove("c0")
+    apps.unreadable = LifecycleError("list Applications in argocd: HTTP 403: forbidden")
+    with pytest.raises(Unavailable, match="cannot read the Applications of ApplicationSet 'guestbook' to confirm"):
+        _ask(service, PROD)
+    apps.unreadable = None
+    assert "c0" not in _ask(service, PROD).names
