@@ -296,7 +296,11 @@ class Soak:
             self.rig.register(name)
             m.present.add(name)
             m.departed.discard(name)  # a decommissioned cluster back is a new one (the gate again)
-        self._judge_and_settle(before)
+        # through the gate first (those that answer probes), so their Applications exist before the next
+        # event: a verdict is made on the Applications there are
+        reachable = [n for n in back if n not in m.down]
+        wait_until(lambda: set(reachable) <= self._admitted(), timeout=SETTLE_TIMEOUT, what="the readiness gate")
+        self._judge_and_settle(before | set(self._apps()))
 
     def _release(self) -> None:
         """The way out of a held answer: restore what was lost, or accept the drop with allowMassDrop."""
