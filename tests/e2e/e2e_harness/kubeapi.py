@@ -12,6 +12,7 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
+from . import paths
 from .pki import CertificateAuthority, KeyPair, service_account_keys
 from .procs import HarnessError, Process, Supervisor, free_port
 
@@ -168,3 +169,12 @@ def stop(sup: Supervisor, cluster: Cluster) -> None:
     if cluster.process is not None:
         sup.stop(cluster.process)
         cluster.process = None
+
+
+def start_single(sup: Supervisor, folder: Path, name: str) -> Cluster:
+    """etcd and one kube-apiserver, ready: what an integration test that needs only the API server starts."""
+    _, etcd_url = start_etcd(sup, paths.tool("etcd"), folder)
+    cluster = new_cluster(name, paths.tool("kube-apiserver"), etcd_url, folder / name)
+    launch(sup, cluster)
+    wait_ready(sup, cluster)
+    return cluster

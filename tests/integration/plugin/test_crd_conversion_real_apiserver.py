@@ -19,8 +19,7 @@ import pytest
 
 from argocd_lifecycle import yamlio
 from tests.conftest import REPO
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.e2e.e2e_harness.kubeapi import Cluster, start_single
 from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
 from tests.integration.plugin.helpers import MARKER, run_generate
 
@@ -36,10 +35,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("crd-apiserver")
     sup = Supervisor(folder / "logs")
     try:
-        _, etcd_url = start_etcd(sup, paths.tool("etcd"), folder)
-        cluster = new_cluster("crds", paths.tool("kube-apiserver"), etcd_url, folder / "api")
-        launch(sup, cluster)
-        wait_ready(sup, cluster)
+        cluster = start_single(sup, folder, "crds")
     except HarnessError as exc:
         sup.stop_all()
         pytest.fail(f"kube-apiserver/etcd did not start: {exc}", pytrace=False)
