@@ -75,7 +75,9 @@ class FakeKubeAPI:
         self._cut = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._changed: asyncio.Condition | None = None
+        # swapped for a fresh Event on every change; a Condition is not used because cancelling
+        # Condition.wait under wait_for can leave its lock unacquired on Python 3.11
+        self._changed: asyncio.Event | None = None
         self.port = free_port()
         self.server = ServerThread(self._app(), self.port)
         self.kubeconfig = folder / "kubeconfig"
@@ -105,14 +107,13 @@ class FakeKubeAPI:
         return str(self.rv)
 
     def _notify(self) -> None:
-        if self._loop is not None and self._changed is not None:
-            cond = self._changed
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake)
 
-            async def wake() -> None:
-                async with cond:
-                    cond.notify_all()
-
-            asyncio.run_coroutine_threadsafe(wake(), self._loop)
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        if changed is not None:
+            changed.set()
 
     def put_secret(self, obj: dict[str, Any]) -> dict[str, Any]:
         obj = copy.deepcopy(obj)
@@ -207,7 +208,7 @@ class FakeKubeAPI:
             if (denied := self._auth(request)) is not None:
                 return denied
             if self._loop is None:
-                self._loop, self._changed = asyncio.get_running_loop(), asyncio.Condition()
+                self._loop, self._changed = asyncio.get_running_loop(), asyncio.Event()
             q = request.query_params
             if q.get("watch") in ("true", "1"):
                 return self._watch(int(q.get("resourceVersion") or 0), float(q.get("timeoutSeconds") or 30), kind)
@@ -245,6 +246,8 @@ class FakeKubeAPI:
             sent = since
             deadline = asyncio.get_running_loop().time() + timeout
             while True:
+                changed = self._changed  # taken before reading, so a change made meanwhile still wakes us
+                assert changed is not None
                 with self._lock:
                     pending = [(rv, change, obj) for rv, change, obj in self.logs[kind] if rv > sent]
                 for rv, change, obj in pending:
@@ -255,9 +258,8 @@ class FakeKubeAPI:
                 remaining = deadline - asyncio.get_running_loop().time()
                 if remaining <= 0:
                     return
-                async with self._changed:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._changed.wait(), timeout=min(remaining, 0.5))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), timeout=min(remaining, 0.5))
 
         return StreamingResponse(stream(), media_type="application/json")
 
