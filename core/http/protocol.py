@@ -44,9 +44,11 @@ from argocd_lifecycle.http.errors import error_body
 log = logging.getLogger(__name__)
 NEVER = math.inf
 _SLACK = 0.002  # loop timers may fire a little early; this close counts as due
-# uvloop's clock advances once per loop turn: connections accepted in one turn tie on it
-_ORDER = itertools.count()
+# uvloop's clock advances once per loop turn: connections accepted in one turn tie on it, and their
+# order of arrival breaks the tie
+_ARRIVAL = itertools.count()
 _RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() resets instead of draining
+_HEAD_DUE = frozenset({"idle", "head"})  # phases in which the bytes that arrive are a request's head
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ class Limits:
 
 
 class _HeadTooLarge(Exception):
-    """Raised from a parser callback; httptools turns it into HttpParserCallbackError (a 400 in uvicorn)."""
+    """Raised from a parser callback; httptools turns it into HttpParserCallbackError, which uvicorn
+    answers through send_400_response (a 431 here)."""
 
 
 class LimitedHttpProtocol(HttpToolsProtocol):
@@ -76,10 +79,15 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.phase = "idle"
-        self.since = (0.0, 0)  # loop time the phase began, and a tie-breaker
+        self.since = 0.0  # loop time the phase began
+        self.arrival = next(_ARRIVAL)
         self._deadline = NEVER
         self._timer: Any = None  # asyncio.TimerHandle; uvloop's has the same interface
-        self._head_bytes = 0
+        self._timer_at = NEVER  # when it fires
+        self._head_bytes = 0  # bytes received since the connection last became idle
+        self._max_head = self.limits.max_head_bytes
+        self._head_too_large = False
+        self._measure = False  # measure this head exactly when it completes
 
     @classmethod
     def with_limits(cls, limits: Limits) -> type[LimitedHttpProtocol]:
@@ -88,23 +96,32 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     # --- phases and their deadline ----------------------------------------------------------------
     def _enter(self, phase: str, timeout: float) -> None:
+        """Begin a phase in which the connection waits for its client, for at most ``timeout``."""
         now = self.loop.time()
-        self.phase, self.since, self._deadline = phase, (now, next(_ORDER)), now + timeout
-        if self._deadline == NEVER:
-            return
-        timer = self._timer
-        if timer is not None and timer.when() <= self._deadline:
-            return  # it fires first and re-arms at the new deadline
-        if timer is not None:
-            timer.cancel()
-        self._timer = self.loop.call_at(self._deadline, self._due)
+        self.phase = phase
+        self.since = now
+        deadline = self._deadline = now + timeout
+        if deadline < self._timer_at:  # else the pending timer fires first and re-arms at the deadline
+            self._arm(deadline)
+
+    def _busy(self) -> None:
+        """The app works on a complete request: no deadline, and not a connection to drop."""
+        self.phase = "app"
+        self._deadline = NEVER
+
+    def _arm(self, deadline: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self.loop.call_at(deadline, self._due)
+        self._timer_at = deadline
 
     def _due(self) -> None:
-        self._timer = None
-        if self._deadline == NEVER or self.transport is None:
+        self._timer, self._timer_at = None, NEVER
+        deadline = self._deadline
+        if deadline == NEVER or self.transport is None:
             return
-        if self.loop.time() + _SLACK < self._deadline:
-            self._timer = self.loop.call_at(self._deadline, self._due)
+        if self.loop.time() + _SLACK < deadline:
+            self._arm(deadline)
             return
         self._expire()
 
@@ -159,7 +176,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         self._drop()
 
     def send_400_response(self, msg: str) -> None:  # uvicorn's answer to a parser error, in our shape
-        if self._head_bytes > self.limits.max_head_bytes:
+        if self._head_too_large:
             self._refuse(431, "head_too_large", f"request head larger than {self.limits.max_head_bytes} bytes")
         else:
             self._refuse(400, "bad_request", f"not a valid HTTP/1.1 request ({msg.rstrip('.').lower()})")
@@ -175,7 +192,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         # a batch per scan, so a flood of connections costs a scan per many of them, not each
         over = len(self.connections) - self.limits.max_connections
         batch = max(over, self.limits.max_connections // 16, 1)
-        waiting.sort(key=lambda c: c.since)
+        waiting.sort(key=lambda c: (c.since, c.arrival))
         for victim in waiting[:batch]:
             victim._drop()
         log.info("connection limit %d reached: dropped %d waiting connections", self.limits.max_connections, batch)
@@ -183,42 +200,53 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     # --- uvicorn's protocol and parser callbacks --------------------------------------------------
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
-        self._enter("idle", self.limits.idle_timeout)
+        self._idle()
         if len(self.connections) > self.limits.max_connections:
             self._make_room()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:
             self._timer.cancel()
-            self._timer = None
+            self._timer, self._timer_at = None, NEVER
         self._deadline = NEVER
         super().connection_lost(exc)
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
+    def _idle(self) -> None:
         self._head_bytes = 0
+        self._enter("idle", self.limits.idle_timeout)
+
+    # The head's size is checked without a call per header: bytes received while a head is due are
+    # counted per chunk, and only a head that may be too large (more bytes than the limit arrived) is
+    # measured exactly; a head still incomplete after more bytes than the limit is too large.
+    def data_received(self, data: bytes) -> None:
+        if self.phase in _HEAD_DUE:
+            self._head_bytes += len(data)
+        super().data_received(data)
+        if self.phase == "head" and self._head_bytes > self._max_head and not self.transport.is_closing():
+            self._head_too_large = True
+            self.send_400_response("")
+
+    def on_message_begin(self) -> None:
+        # pipelined: its first bytes came in a chunk counted as the previous request's; count from
+        # here (so a split head may pass one chunk over the limit) and measure it exactly when complete
+        self._measure = self.phase not in _HEAD_DUE
+        if self._measure:
+            self._head_bytes = 0
+        super().on_message_begin()
         self._enter("head", self.limits.header_timeout)
 
-    def _count(self, size: int) -> None:
-        self._head_bytes += size
-        if self._head_bytes > self.limits.max_head_bytes:
-            raise _HeadTooLarge
-
-    def on_url(self, url: bytes) -> None:
-        self._count(len(url))
-        super().on_url(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self._count(len(name) + len(value) + 4)
-        super().on_header(name, value)
-
     def on_headers_complete(self) -> None:
+        if self._measure or self._head_bytes > self._max_head:
+            size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+            if size > self._max_head:
+                self._head_too_large = True
+                raise _HeadTooLarge  # httptools reports it as a parser error: send_400_response
         self._enter("body", self.limits.body_timeout)
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
-        self._enter("app", NEVER)
+        self._busy()
 
     def on_response_complete(self) -> None:
         pipelined = bool(self.pipeline)
@@ -228,7 +256,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         if self.flow.write_paused:
             self._enter("write", self.limits.write_timeout)
         else:
-            self._enter("idle", self.limits.idle_timeout)
+            self._idle()
 
     def pause_writing(self) -> None:
         super().pause_writing()
@@ -237,6 +265,6 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     def resume_writing(self) -> None:
         super().resume_writing()
         if self.cycle is None or self.cycle.response_complete:
-            self._enter("idle", self.limits.idle_timeout)
+            self._idle()
         else:
-            self._enter("app", NEVER)
+            self._busy()

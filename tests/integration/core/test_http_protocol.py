@@ -131,3 +131,37 @@ def test_when_every_connection_is_busy_a_new_one_gets_503(small: Small) -> None:
             sock.close()
     time.sleep(0.5)
     assert httpx.get(f"http://127.0.0.1:{small.port}/healthz", timeout=5).status_code == 200
+
+
+def test_a_head_growing_past_the_limit_in_pieces_is_431_before_it_ends(small: Small) -> None:
+    with attacks.connect(small.port) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        for i in range(64):  # 64 KiB of header lines, never a blank line: the head never completes
+            try:
+                sock.sendall(f"X-{i}: ".encode() + b"a" * 1000 + b"\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            time.sleep(0.005)
+        started = time.monotonic()
+        seen = attacks._read_until_closed(sock, started, started + attacks.BOUND)
+    assert seen.status == 431 and seen.json()["reason"] == "head_too_large"
+
+
+def test_a_head_just_under_the_limit_is_served(small: Small) -> None:
+    padding = b"a" * (32 * 1024 - 200)
+    seen = attacks.raw_request(small.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + padding + b"\r\n\r\n")
+    assert seen.status == 200
+
+
+def test_a_pipelined_head_split_across_reads_is_measured_as_its_own(small: Small) -> None:
+    pad = b"a" * (20 * 1024)
+    first = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + pad + b"\r\n\r\n"
+    second = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + pad + b"\r\n\r\n"
+    split = len(first) + len(second) // 2  # one read holds more than 32 KiB: all of one, half of two
+    with attacks.connect(small.port) as sock:
+        sock.sendall(first + second[: split - len(first)])
+        time.sleep(0.3)
+        sock.sendall(second[split - len(first) :])
+        started = time.monotonic()
+        seen = attacks._read_until_closed(sock, started, started + attacks.BOUND)
+    assert seen.answer.count(b"HTTP/1.1 200 OK") == 2 and b"431" not in seen.answer.split(b"\r\n")[0]
