@@ -8,7 +8,7 @@ export GOTOOLCHAIN := local
 TOOLS_PATH := $(shell tools/build.sh --path)
 export PATH := $(TOOLS_PATH):$(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: help venv install system tools tools-path lint typecheck unit test image demo demo-render bench clean
+.PHONY: help venv install system tools tools-path lint typecheck unit test image demo demo-render bench soak clean
 
 help:
 	@echo "make demo   - the lifecycle loop on real kube-apiserver, etcd and Argo CD, narrated (the main job)"
@@ -64,11 +64,12 @@ demo-render: install
 	@tools/build.sh helm kustomize
 	$(PY) -m argocd_lifecycle.plugin.demo
 
-# The chaos soak of deletion safety on real Argo CD (outside `make test`; README "Mass-drop guard").
+# The chaos soak of deletion safety on real Argo CD (outside `make test`; README "Mass-drop guard");
+# the image first, as the e2e platform runs the plugin sidecar from it.
 SEEDS ?= 1 2 3
 EVENTS ?= 500
 CLUSTERS ?= 30
-soak: system install tools
+soak: system install tools image
 	$(PY) -m tests.e2e.soak $(foreach s,$(SEEDS),--seed $(s)) --events $(EVENTS) --clusters $(CLUSTERS)
 
 bench: install tools
