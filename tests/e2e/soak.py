@@ -90,6 +90,7 @@ class Soak:
         self.report = Report(seed, len(rig.clusters))
         self.watch = DeletionWatch(rig)
         self.seen = 0
+        self.current = (0, "start")  # the event under way, for the deletions judged during it
         self.holding = False
         self.recovered_at: dict[str, float] = {}
         self.told_before = len(held_messages(rig))
@@ -109,6 +110,7 @@ class Soak:
             listed += kind in WEIGHTS
             self.report.counts[kind] += 1
             self._log(f"event {index} ({listed}/{self.events} of the listed kinds): {kind}")
+            self.current = (index, kind)
             self._do(kind)
             self._check(index, kind)
         for name in sorted(self.model.down):  # the fleet whole again before the messages are counted
@@ -342,7 +344,23 @@ class Soak:
         else:
             wait_until(lambda: self._apps() == self.model.expected_apps(self._admitted()), timeout=SETTLE_TIMEOUT,
                        what="Argo CD's Applications to follow the answer")  # fmt: skip
+            self._judge_deletions(before - self._apps())
             self.model.settled(self._admitted())
+
+    def _judge_deletions(self, gone: set[str]) -> None:
+        """Before ``settled`` takes a permission back: wait for the watch to deliver the deletions of the
+        Applications the list no longer shows (a watch event may come after the list, or only at the next
+        re-list), and judge them with the permissions they were made under."""
+
+        def delivered() -> bool:
+            return gone <= {self.by_server.get(d.server, d.server) for d in self.watch.since(self.seen)}
+
+        try:
+            wait_until(delivered, timeout=SETTLE_TIMEOUT, what="the watch to deliver the deletions")
+        except HarnessError as exc:  # judged at the next check instead
+            self.report.unsettled += 1
+            self._log(f"  not settled: {exc}")
+        self._check(*self.current)
 
     def _check(self, index: int, kind: str) -> None:
         for deletion in self.watch.since(self.seen):
