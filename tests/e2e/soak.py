@@ -75,7 +75,8 @@ class Report:
             f"{self.deletions['allowMassDrop']} with allowMassDrop",
             f"wrongful deletions: {len(self.wrongful)}" + "".join(f"\n  {w}" for w in self.wrongful),
             f"outage episodes: {e.count}; messages per episode: down {e.histogram('down')}, "
-            f"recovered {e.histogram('recovered')} (max {e.max_down} and {e.max_recovered})",
+            f"recovered {e.histogram('recovered')} (max {e.max_down} and {e.max_recovered}); "
+            f"ClusterUnreachable repeated within an episode {e.repeated}, alerts outside any {e.unattributed}",
             f"guard refusals: {self.refusals:.0f} (held episodes expected {self.held_expected}, told "
             f"{self.held_told}, MassDropHeld Events {self.held_events})",
             f"unsettled waits: {self.unsettled}",

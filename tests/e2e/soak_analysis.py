@@ -1,7 +1,10 @@
 """Messages per outage episode, from what reached the soak's sink.
 
 An outage episode is what the product saw: from a cluster's ``ClusterUnreachable`` transition (the
-lifecycle message at ``/lifecycle``) until its next ``ClusterUnreachable``. The messages a person gets
+lifecycle message at ``/lifecycle``) until its next transition of another kind (a recovery, a removal).
+A ``ClusterUnreachable`` again before any other transition of that cluster (a replica that repeated it
+after a restart or a failover) is the same episode, counted as a repeat: splitting there would hide a
+repeated alert behind a second episode. The messages a person gets
 about it are the receiver's deliveries at ``/alerts`` naming the cluster (Argo CD's catalog names it
 by the Application's destination, the server URL): the down message (``on-cluster-unreachable``, as
 one collapsed storm message or an alert) and the recovery message (``on-cluster-recovered``).
@@ -15,6 +18,8 @@ from typing import Any
 
 from tests.e2e.e2e_harness.sink import Message
 
+#: lifecycle messages that are no phase change (they may come while a cluster is Unreachable)
+NOT_TRANSITIONS = {"ClusterScaled", "ClusterCredentialsRotated", "ClusterCertificateExpiring"}
 EARLY = 2.0  # an alert may beat the lifecycle message by a little: both follow the same transition
 
 
@@ -24,6 +29,8 @@ class Episodes:
     down: dict[tuple[str, float], int] = field(default_factory=dict)
     recovered: dict[tuple[str, float], int] = field(default_factory=dict)
     unattributed: int = 0
+    #: ``ClusterUnreachable`` lifecycle messages inside an episode already open
+    repeated: int = 0
 
     @property
     def count(self) -> int:
@@ -58,11 +65,20 @@ def _kind(message: Message) -> str:
 
 def outage_episodes(messages: list[Message], by_server: dict[str, str]) -> Episodes:
     starts: dict[str, list[float]] = {}
-    for m in messages:
-        event = _event(m)
-        if m.path == "/lifecycle" and event.get("reason") == "ClusterUnreachable":
-            starts.setdefault(str(event.get("cluster")), []).append(m.received)
+    open_: set[str] = set()  # clusters whose last transition was ClusterUnreachable
     out = Episodes()
+    for m in sorted((m for m in messages if m.path == "/lifecycle"), key=lambda m: m.received):
+        event = _event(m)
+        cluster = str(event.get("cluster"))
+        if event.get("reason") in NOT_TRANSITIONS:
+            continue
+        if event.get("reason") != "ClusterUnreachable":
+            open_.discard(cluster)
+        elif cluster in open_:
+            out.repeated += 1
+        else:
+            open_.add(cluster)
+            starts.setdefault(cluster, []).append(m.received)
     for cluster, times in starts.items():
         for t in sorted(times):
             out.down[(cluster, t)] = 0
