@@ -180,6 +180,9 @@ class Soak:
         try:
             actions[kind]()
         except HarnessError as exc:  # a wait that ran out: noted, the run goes on
+            dead = [p.name for p in self.rig.platform.sup.processes if not p.alive()]
+            if dead:  # a component that died (a replica that cannot start): what follows would prove nothing
+                raise HarnessError(f"{', '.join(dead)} died during event {self.current[0]} ({kind}): {exc}") from None
             self.report.unsettled += 1
             self._log(f"  not settled: {exc}")
 
