@@ -37,8 +37,12 @@ class Rewriter:
     dropped: int = 0
 
     def __post_init__(self) -> None:
-        registry.load()
-        self._opt_in = registry.OPT_IN if self.policy.upgrade_hpa_v1 else {}
+        # the converter modules are imported by the first conversion (registry.chain), not here: a
+        # render with nothing to convert never loads them; the opt-in table is filled by their import
+        self._opt_in: dict[tuple[str, str], Step] = {}
+        if self.policy.upgrade_hpa_v1:
+            registry.load()
+            self._opt_in = registry.OPT_IN
         psp = self.kb.lookup("policy/v1beta1", "PodSecurityPolicy")
         #: PodSecurityPolicy is gone at the target: RBAC granting "use" on it is dead
         self.psp_gone = psp is not None and any(

@@ -1,0 +1,30 @@
+"""The compiled table (table.py, what a render reads) is the YAML table, value for value."""
+
+from __future__ import annotations
+
+import pytest
+
+from argocd_lifecycle import yamlio
+from argocd_lifecycle.deprecations import table
+from argocd_lifecycle.deprecations.__main__ import source
+from argocd_lifecycle.deprecations.knowledge import TABLE, builtin
+from argocd_lifecycle.errors import ConfigError
+
+
+def test_the_compiled_table_is_the_yaml_table() -> None:
+    # fails when deprecations.yaml was edited without `python -m argocd_lifecycle.deprecations`
+    assert yamlio.load(TABLE.read_text(encoding="utf-8")) == table.DATA
+    assert len(builtin()) == len(table.DATA["apis"])
+
+
+def test_the_compiler_writes_the_data_it_read() -> None:
+    text = TABLE.read_text(encoding="utf-8")
+    namespace: dict[str, object] = {}
+    exec(compile(source(text), "table.py", "exec"), namespace)  # our own generated source
+    assert namespace["DATA"] == yamlio.load(text)
+
+
+def test_the_compiler_refuses_a_table_the_loader_refuses() -> None:
+    bad = "schema: argocd-lifecycle.io/deprecations/v1\napis:\n- {apiVersion: x/v1, kind: X, removedIn: soon}\n"
+    with pytest.raises(ConfigError, match=r"apis\[0\]\.removedIn"):
+        source(bad)
