@@ -72,7 +72,7 @@ RUN --mount=type=bind,source=tools/image/debian.lock,target=/tmp/debian.lock \
     apt-get update \
  && apt-get install -y --no-install-recommends $(awk '!/^#/ && NF {print $1 "=" $2}' /tmp/debian.lock) \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/* \
- && python3.11 -m compileall -q --invalidation-mode unchecked-hash /usr/lib/python3.11
+ && python3.11 -m compileall -f -q --invalidation-mode unchecked-hash /usr/lib/python3.11
 # uid/gid 999 like Argo CD's images: the CMP socket folder is shared with the repo-server
 RUN groupadd --system --gid ${IMAGE_UID} argocd \
  && useradd --system --uid ${IMAGE_UID} --gid ${IMAGE_UID} --home-dir /tmp --no-create-home --shell /usr/sbin/nologin argocd \

@@ -26,7 +26,9 @@ in_root() {
 # unchecked-hash pycs hold no timestamps, so the bytes depend on the sources only. One process, files
 # in compileall's sorted order: marshal flags objects by their reference counts, which depend on what
 # the process compiled before, so parallel workers could write different bytes for the same source.
+# -f: Debian's packages leave timestamp pycs behind, which compileall would keep and the layers' fixed
+# mtimes make stale: Python would compile the standard library from source on every start.
 compile_python() {
   local root=$1; shift
-  in_root "$root" "/usr/bin/$PYTHON" -m compileall -q -j 1 --invalidation-mode unchecked-hash "$@" >/dev/null
+  in_root "$root" "/usr/bin/$PYTHON" -m compileall -f -q -j 1 --invalidation-mode unchecked-hash "$@" >/dev/null
 }

@@ -105,6 +105,15 @@ def test_user_999_and_a_read_only_root(root: Path, tmp_path: Path) -> None:
     assert out.stdout.split() == ["999", "999", "argocd", "30"]  # 30: EROFS
 
 
+def test_what_a_render_imports_is_loaded_from_bytecode(root: Path, tmp_path: Path) -> None:
+    # the root is read-only: a stale or missing pyc is compiled from source again on every render
+    imports = "import argocd_lifecycle.entry, argocd_lifecycle.plugin.generate"
+    out = run(root, ["python3.11", "-v", "-c", imports], scratch=tmp_path / "run")
+    assert out.returncode == 0, out.stderr
+    from_source = [line for line in out.stderr.splitlines() if line.startswith("# code object from /")]
+    assert from_source == []
+
+
 def test_entrypoint_answers(root: Path, tmp_path: Path) -> None:
     out = run(root, ["argocd-lifecycle", "--version"], scratch=tmp_path / "run")
     assert out.returncode == 0, out.stderr
