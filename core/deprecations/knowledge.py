@@ -224,19 +224,18 @@ def parse_rules(data: Any, origin: str) -> tuple[list[ApiRule], str]:
     return rules, str(data.get("dataVersion") or "")
 
 
-#: the source of the built-in table, and the Python module compiled from it (``__main__.py``), which is
-#: what a render reads: parsing the YAML took about a tenth of a cold start
+#: the source of the built-in table, and the Python module compiled from it (``__main__.py``, which
+#: checks it as any rules file), which is what a render reads: parsing the YAML took a tenth of a cold start
 TABLE = Path(__file__).with_name("deprecations.yaml")
 COMPILED = TABLE.with_name("table.py")
 
 
 @functools.cache
 def builtin() -> KnowledgeBase:
-    """The built-in table, checked and indexed once per process."""
-    from argocd_lifecycle.deprecations.table import DATA
+    """The built-in table, indexed once per process."""
+    from argocd_lifecycle.deprecations import table
 
-    rules, data_version = parse_rules(DATA, BUILTIN)
-    return KnowledgeBase(rules, data_version=data_version)
+    return KnowledgeBase(table.RULES, data_version=table.DATA_VERSION)
 
 
 def load_file(path: Path, *, label: str | None = None) -> list[ApiRule]:
