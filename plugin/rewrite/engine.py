@@ -7,16 +7,17 @@ before; converted objects share every unchanged subtree with their input.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argocd_lifecycle.deprecations.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.manifest import Obj
-from argocd_lifecycle.plugin.rewrite import registry
 from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
-from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, Step
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, decide, usable
+
+if TYPE_CHECKING:
+    from argocd_lifecycle.plugin.rewrite.registry import Step
 
 #: emitted instead of an object that the ``drop`` policy removed
 DROPPED: None = None
@@ -37,10 +38,12 @@ class Rewriter:
     dropped: int = 0
 
     def __post_init__(self) -> None:
-        # the converter modules are imported by the first conversion (registry.chain), not here: a
-        # render with nothing to convert never loads them; the opt-in table is filled by their import
+        # the registry and its converters are imported by the first conversion, not here: a render
+        # with nothing to convert never loads them; the opt-in table is filled by their import
         self._opt_in: dict[tuple[str, str], Step] = {}
         if self.policy.upgrade_hpa_v1:
+            from argocd_lifecycle.plugin.rewrite import registry
+
             registry.load()
             self._opt_in = registry.OPT_IN
         psp = self.kb.lookup("policy/v1beta1", "PodSecurityPolicy")
@@ -102,15 +105,19 @@ class Rewriter:
         return {**obj, "apiVersion": "v1", "kind": "List", "items": kept}
 
     def _convert(self, obj: Obj, rule: ApiRule, to: str, label: str) -> Any:
+        from argocd_lifecycle.plugin.rewrite import registry
+
         api, kind = rule.api_version, str(obj["kind"])
         steps = registry.chain(str(obj["apiVersion"]), kind, to)
         if steps is None and rule.origin != BUILTIN:
-            steps = [Step(api, kind, to, registry.rename)]  # users' rules: a rename, as they declared
+            steps = [registry.Step(api, kind, to, registry.rename)]  # users' rules: a rename, as they declared
         if steps is None:
             return self._removed(obj, rule, label, f"{to} exists but needs a manual migration")
         return self._run(obj, steps, str(obj["apiVersion"]), to, label)
 
     def _run(self, obj: Obj, steps: list[Step], api: str, to: str, label: str) -> Any:
+        from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes
+
         notes = Notes()
         new = obj
         try:
