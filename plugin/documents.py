@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from argocd_lifecycle import kube_yaml, yamlio
+from argocd_lifecycle.plugin import doc_text
 
 #: libyaml's parser alone (no resolver or constructor is needed for events)
 _PARSER: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None) or yaml.SafeLoader
@@ -163,6 +164,8 @@ def _documents(text: str) -> Iterator[tuple[_Doc, int]]:
     """Yield (state, end offset) per document. The loop is the hot path of ``scan``: events below the
     metadata level only matter for their tags and their depth."""
     depth = 0
+    # libyaml skips a leading BOM without counting it in its marks
+    bom = 1 if text.startswith("\ufeff") else 0
     doc = _Doc(0, 0, 0)
     first = True
     parser = _PARSER(text)
@@ -192,18 +195,19 @@ def _documents(text: str) -> Iterator[tuple[_Doc, int]]:
                 doc.alias(depth)
             elif cls is _DOCUMENT_START:
                 mark = event.start_mark if first and not event.explicit else event.end_mark
-                doc = _Doc(0 if first and not event.explicit else mark.index, mark.line, mark.column)
+                doc = _Doc(bom if first and not event.explicit else mark.index + bom, mark.line, mark.column)
                 first = False
             elif cls is _DOCUMENT_END:
-                yield doc, event.start_mark.index
+                yield doc, event.start_mark.index + bom
             elif cls is _STREAM_END:
                 return
     finally:
         parser.dispose()
 
 
-def index_documents(text: str) -> list[DocInfo]:
-    """Every non-empty document of ``text``. Raises yaml.YAMLError (with marks) on bad syntax."""
+def _walk(text: str, shift: int = 0, line_shift: int = 0, first_index: int = 0) -> list[DocInfo]:
+    """The non-empty documents of ``text`` from libyaml's events; offsets and lines moved by the shifts
+    (``text`` is then a span of a larger stream that starts at a line's start)."""
     out: list[DocInfo] = []
     for doc, end in _documents(text):
         if doc.empty:
@@ -211,9 +215,9 @@ def index_documents(text: str) -> list[DocInfo]:
         f = doc.fields
         out.append(
             DocInfo(
-                index=len(out),
-                start=doc.start,
-                end=end,
+                index=first_index + len(out),
+                start=doc.start + shift,
+                end=end + shift,
                 api_version=f.get("apiVersion"),
                 kind=f.get("kind"),
                 name=f.get("name"),
@@ -221,8 +225,50 @@ def index_documents(text: str) -> list[DocInfo]:
                 generate_name=f.get("generateName"),
                 mapping=doc.mapping,
                 exact=doc.exact,
-                line=doc.line,
+                line=doc.line + line_shift,
                 column=doc.column,
+            )
+        )
+    return out
+
+
+def walk_documents(text: str) -> list[DocInfo]:
+    """Every non-empty document of ``text`` from libyaml's events alone (what ``index_documents`` must
+    agree with). Raises yaml.YAMLError (with marks) on bad syntax."""
+    return _walk(text)
+
+
+def index_documents(text: str) -> list[DocInfo]:
+    """Every non-empty document of ``text``: from its lines where they settle it (plugin/doc_text.py),
+    else from libyaml's events. Raises yaml.YAMLError (with marks) on bad syntax."""
+    found = doc_text.index_text(text, MAX_EXACT_DEPTH)
+    if found is None:
+        return _walk(text)
+    out: list[DocInfo] = []
+    for start, end, line, column, fields in found:
+        if fields is None:
+            try:
+                walked = _walk(text[start:end], start, line, len(out))
+            except yaml.YAMLError:  # pragma: no cover - the stream parsed: a span of it parses alone
+                return _walk(text)
+            if len(walked) != 1:  # pragma: no cover - likewise, one document per span
+                return _walk(text)
+            out.append(walked[0])
+            continue
+        out.append(
+            DocInfo(
+                len(out),
+                start,
+                end,
+                fields.get("apiVersion"),
+                fields.get("kind"),
+                fields.get("name"),
+                fields.get("namespace"),
+                fields.get("generateName"),
+                True,
+                True,
+                line,
+                column,
             )
         )
     return out

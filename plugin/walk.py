@@ -31,10 +31,13 @@ def _key(path: str, follow: bool = True) -> _Key:
     return (st.st_dev, st.st_ino)
 
 
-def walk(root: Path, *, follow_links: bool = False) -> Iterator[tuple[str, list[str], list[str]]]:
+def walk(
+    root: Path, *, follow_links: bool = False, links: list[str] | None = None
+) -> Iterator[tuple[str, list[str], list[str]]]:
     """Like ``os.walk`` (top-down, ``(dirpath, dirnames, filenames)``; the caller may prune
     ``dirnames``), but a linked folder that is its own ancestor is a RenderError, as is a walk that
-    follows links past ``MAX_ENTRIES``. Links to folders are followed only with ``follow_links``."""
+    follows links past ``MAX_ENTRIES``. Links to folders are followed only with ``follow_links``.
+    ``links`` collects the paths of the symlinks seen (the listing knows them: no extra system call)."""
     top = str(root)
     stack: list[tuple[str, dict[_Key, str]]] = [(top, {_key(top): "."})]
     seen = folders = 0
@@ -58,6 +61,8 @@ def walk(root: Path, *, follow_links: bool = False) -> Iterator[tuple[str, list[
             except OSError:
                 is_dir = False
             (dirnames if is_dir else filenames).append(entry.name)
+            if links is not None and entry.is_symlink():
+                links.append(entry.path)
         yield dirpath, dirnames, filenames
         children = []
         for name in dirnames:
@@ -75,11 +80,12 @@ def walk(root: Path, *, follow_links: bool = False) -> Iterator[tuple[str, list[
 
 def check_symlinks(root: Path) -> None:
     """Refuse any symlink under ``root`` that leads out of it (the repo is untrusted input)."""
-    for dirpath, dirnames, filenames in walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath, name)
-            if path.is_symlink():
-                refuse_outside(path, root, path.relative_to(root).as_posix())
+    links: list[str] = []
+    for _ in walk(root, links=links):
+        pass
+    for link in links:
+        path = Path(link)
+        refuse_outside(path, root, path.relative_to(root).as_posix())
 
 
 def manifest_files(root: Path, *, templates: bool = False, follow_links: bool = False) -> list[Path]:
