@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle.deprecations import knowledge
+from argocd_lifecycle.deprecations import knowledge, table
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
@@ -85,19 +85,19 @@ def test_the_users_rules_are_loaded_when_planning(tmp_path: Path) -> None:
         planned(tmp_path, ARGOCD_APP_PARAMETERS=params)
 
 
-def test_the_built_in_table_is_parsed_once_per_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    parsed: list[str] = []
-    real = knowledge.parse_rules
+def test_the_built_in_table_is_built_once_per_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+    real = knowledge.KnowledgeBase
 
-    def counting(data: Any, origin: str) -> tuple[list[knowledge.ApiRule], str]:
-        parsed.append(origin)
-        return real(data, origin)
+    def counting(rules: Any, *, data_version: str = "") -> knowledge.KnowledgeBase:
+        built.append(data_version)
+        return real(rules, data_version=data_version)
 
-    monkeypatch.setattr(knowledge, "parse_rules", counting)
+    monkeypatch.setattr(knowledge, "KnowledgeBase", counting)
     knowledge.builtin.cache_clear()
     try:
         for version in ("1.21", "1.29", "1.33"):  # three renders, as the demo or scan --render do
             run(planned(tmp_path, KUBE_VERSION=version), [obj("CronJob", "c", "batch/v1beta1")], Diagnostics())
     finally:
-        knowledge.builtin.cache_clear()  # the next test gets the real parser's result
-    assert parsed == [knowledge.BUILTIN]
+        knowledge.builtin.cache_clear()  # the next test gets the real table
+    assert built == [table.DATA_VERSION]
