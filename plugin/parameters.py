@@ -13,10 +13,13 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 #: a ``values`` entry: strings from Argo CD, YAML scalars from the marker file, written to helm as given
 Scalar = str | int | float | bool | None
@@ -136,7 +139,7 @@ def _on_removed(name: str, value: ParamValue | None) -> OnRemoved:
     return OnRemoved.parse(_text(name, value) or OnRemoved.FAIL.value, where=f"parameter {name}")
 
 
-Reader = Callable[[str, ParamValue | None], Any]
+Reader = Callable[[str, ParamValue | None], "Any"]
 
 
 @dataclass(frozen=True)

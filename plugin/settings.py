@@ -8,7 +8,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 import yaml
 
@@ -18,6 +17,10 @@ from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, Scalar, i
 from argocd_lifecycle.plugin.render import detect
 from argocd_lifecycle.versions import KubeVersion
 from argocd_lifecycle.yamlio import DEFAULT_LIMITS, Limits
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 MARKER = ".argocd-lifecycle.yaml"
 #: a Kubernetes namespace: an RFC 1123 label

@@ -12,11 +12,14 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.versions import KubeVersion
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 #: (major, minor)
 Key = tuple[int, int]

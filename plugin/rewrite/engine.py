@@ -7,7 +7,6 @@ before; converted objects share every unchanged subtree with their input.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from argocd_lifecycle.deprecations.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.model import Annotation
@@ -16,7 +15,10 @@ from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, decide, usable
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
 if TYPE_CHECKING:
+    from typing import Any
+
     from argocd_lifecycle.plugin.rewrite.registry import Step
 
 #: emitted instead of an object that the ``drop`` policy removed

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from argocd_lifecycle.plugin.manifest import Obj
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def mapping(value: Any) -> Obj:

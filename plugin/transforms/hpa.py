@@ -5,10 +5,12 @@ Otherwise self-heal resets the replica count the HPA (or KEDA) chose, and the tw
 
 from __future__ import annotations
 
-from typing import Any
-
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 SCALABLE_KINDS = ("Deployment", "StatefulSet")
 SCALER_KINDS = ("HorizontalPodAutoscaler", "ScaledObject")
