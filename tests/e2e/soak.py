@@ -17,6 +17,7 @@ against the model's verdict (soak_model.py) and waits for the system to settle.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -76,7 +77,8 @@ class Report:
             f"wrongful deletions: {len(self.wrongful)}" + "".join(f"\n  {w}" for w in self.wrongful),
             f"outage episodes: {e.count}; messages per episode: down {e.histogram('down')}, "
             f"recovered {e.histogram('recovered')} (max {e.max_down} and {e.max_recovered}); "
-            f"ClusterUnreachable repeated within an episode {e.repeated}, alerts outside any {e.unattributed}",
+            f"ClusterUnreachable repeated within an episode {e.repeated}, alerts outside any {e.unattributed}"
+            + "".join(f"\n  {x}" for x in e.extra),
             f"guard refusals: {self.refusals:.0f} (held episodes expected {self.held_expected}, told "
             f"{self.held_told}, MassDropHeld Events {self.held_events})",
             f"unsettled waits: {self.unsettled}",
@@ -413,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
                 rig = start_rig(platform, sink, args.clusters)
                 report = Soak(rig, seed, args.events).run()
                 rig.close()
+                wall = time.time() - time.monotonic()  # what reached the sink, for a look afterwards
+                with (artifacts / "sink-messages.jsonl").open("w") as out:
+                    for m in sink.messages():
+                        out.write(json.dumps({"path": m.path, "at": m.received + wall, "body": m.body}) + "\n")
             finally:
                 sink.close()
                 platform.stop()
