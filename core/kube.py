@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +125,18 @@ class Kube:
                 return json.loads(data) if data else {}
             finally:
                 resp.release_conn()
+
+    def annotate_secret(self, namespace: str, name: str, annotations: Mapping[str, str | None]) -> None:
+        """Merge-patch ``annotations`` onto Secret ``namespace/name`` (None removes a key): the keys not
+        named, and the rest of the Secret, stay as they are, so writers of different keys never collide."""
+        self.call(
+            f"annotate Secret {namespace}/{name}",
+            self.core.patch_namespaced_secret,
+            name,
+            namespace,
+            {"metadata": {"annotations": dict(annotations)}},
+            _content_type=MERGE_PATCH,
+        )
 
     def watch(
         self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any

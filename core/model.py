@@ -64,3 +64,6 @@ CLUSTER_SECRET_LABEL_VALUE = "cluster"  # noqa: S105 - a label value
 EVENT_SOURCE = "argocd-lifecycle"
 #: how an Application names our config-management plugin (``<name>-<version>`` of plugin.yaml)
 CMP_PLUGIN = "argocd-lifecycle-v1"
+#: the cluster Argo CD runs in: it exists without a cluster Secret, under this server URL and name
+IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
+IN_CLUSTER_NAME = "in-cluster"

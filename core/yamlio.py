@@ -12,7 +12,6 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError
@@ -20,6 +19,10 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from argocd_lifecycle import kube_yaml
 from argocd_lifecycle.errors import ConfigError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 MIB = 1024 * 1024
 
@@ -306,30 +309,26 @@ def syntax_error(where: str, exc: yaml.YAMLError, *, context: bool = True) -> st
     return f"{where}{at}: {kind}: {what}"
 
 
+#: how both dumps write: block style, keys in insertion order (output follows the source order), no
+#: aliases, no line folding
+_DUMP_OPTIONS: dict[str, Any] = {
+    "Dumper": _NoAliasDumper,
+    "sort_keys": False,
+    "default_flow_style": False,
+    "allow_unicode": True,
+    "width": 1 << 30,
+}
+
+
 def dump(obj: Any) -> str:
     """Block-style YAML with keys in insertion order, so output follows the source order."""
     _warn_once()
-    out: str = yaml.dump(
-        obj,
-        Dumper=_NoAliasDumper,
-        sort_keys=False,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=1 << 30,
-    )
+    out: str = yaml.dump(obj, **_DUMP_OPTIONS)
     return out
 
 
 def dump_all(objs: list[Any]) -> str:
     """A multi-document stream: documents separated by ``---``."""
     _warn_once()
-    out: str = yaml.dump_all(
-        objs,
-        Dumper=_NoAliasDumper,
-        sort_keys=False,
-        default_flow_style=False,
-        allow_unicode=True,
-        explicit_start=True,
-        width=1 << 30,
-    )
+    out: str = yaml.dump_all(objs, explicit_start=True, **_DUMP_OPTIONS)
     return out

@@ -18,7 +18,7 @@ from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.inventory import Change
 from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, LifecycleEvent, Tracked
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
+from argocd_lifecycle.kube import Kube, KubeError
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.times import format_rfc3339
 
@@ -81,17 +81,9 @@ class KubeWriter:
     async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         if not self._allowed():
             return True  # not ours to write: nothing to retry
-        body = {"metadata": {"annotations": phase_annotations(state)}}
-        what = f"annotate Secret {secret.namespace}/{secret.secret_name}"
         try:
             await asyncio.to_thread(
-                self.kube.call,
-                what,
-                self.kube.core.patch_namespaced_secret,
-                secret.secret_name,
-                secret.namespace,
-                body,
-                _content_type=MERGE_PATCH,
+                self.kube.annotate_secret, secret.namespace, secret.secret_name, phase_annotations(state)
             )
         except KubeError as exc:
             log.warning("%s (will retry)", exc.message)

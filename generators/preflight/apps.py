@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.generators.preflight.wire import ApplicationWire
 from argocd_lifecycle.model import CMP_PLUGIN
 
 PLUGIN_SOURCE_TYPE = "Plugin"

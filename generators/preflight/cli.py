@@ -10,42 +10,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.findings_cli import FindingsCommand, kube_version
 from argocd_lifecycle.generators.preflight.render import FORMATS
 from argocd_lifecycle.generators.preflight.report import EXIT_ERROR, FailOn
-from argocd_lifecycle.versions import KubeVersion
 
 
-class _UsageError(click.UsageError):
-    exit_code = EXIT_ERROR
-
-
-class _PreflightCommand(click.Command):
-    """Usage errors exit 1 here: 2 means "deprecated APIs found"."""
-
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as exc:
-            raise _UsageError(exc.format_message(), exc.ctx) from exc
-
-
-def _version(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    try:
-        return KubeVersion.parse(value).key
-    except LifecycleError as exc:
-        raise click.BadParameter(exc.message.split(": ", 1)[-1]) from exc
-
-
-@click.command("preflight", cls=_PreflightCommand)
+@click.command("preflight", cls=FindingsCommand)
 @click.argument("cluster")
-@click.option("--to", "target", required=True, callback=_version, help="The release to upgrade to (1.33, v1.33.2).")
+@click.option("--to", "target", required=True, callback=kube_version, help="The release to upgrade to (1.33, v1.33.2).")
 @click.option("-o", "--output", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(
     "--fail-on",
@@ -67,7 +43,7 @@ def _version(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 @click.option("--context", help="Kubeconfig context (live).")
 @click.option(
     "--current-version",
-    callback=_version,
+    callback=kube_version,
     help="The cluster's version today (default: the kubernetes-version annotation the generator writes).",
 )
 @click.option(

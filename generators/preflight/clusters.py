@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.preflight.apps import AppRecord, PreflightInputError
-
-IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
-IN_CLUSTER_NAME = "in-cluster"
+from argocd_lifecycle.model import IN_CLUSTER_NAME, IN_CLUSTER_SERVER
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Protocol
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.preflight.report import Report, blocked_summary, headline
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
+from argocd_lifecycle.kube import Kube, KubeError
 from argocd_lifecycle.model import Annotation, Reason
 from argocd_lifecycle.times import format_rfc3339
 
@@ -111,15 +111,8 @@ class KubePublisher:
                 spec = EventSpec(secret.namespace, secret.secret_name, secret.uid, reason.value, message, kind)
                 await asyncio.to_thread(self.events.record, spec, format_rfc3339(when))
             if publication.annotations:
-                body = {"metadata": {"annotations": dict(publication.annotations)}}
                 await asyncio.to_thread(
-                    self.kube.call,
-                    f"annotate Secret {secret.namespace}/{secret.secret_name}",
-                    self.kube.core.patch_namespaced_secret,
-                    secret.secret_name,
-                    secret.namespace,
-                    body,
-                    _content_type=MERGE_PATCH,
+                    self.kube.annotate_secret, secret.namespace, secret.secret_name, publication.annotations
                 )
         except KubeError as exc:
             log.warning("upgrade gate: %s (will retry)", exc.message)

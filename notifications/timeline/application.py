@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.notifications.timeline.events import field, mapping, text, timestamp
 from argocd_lifecycle.notifications.timeline.model import (
     Destination,
@@ -21,7 +22,6 @@ from argocd_lifecycle.notifications.timeline.model import (
     ObjectRef,
     TimelineInputError,
 )
-from argocd_lifecycle.notifications.timeline.wire import ApplicationWire
 
 APPLICATION_API = "argoproj.io/v1alpha1"
 _FAILED_RESULTS = {"SyncFailed"}

@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from argocd_lifecycle.cluster_secrets import ClusterSecret, read_cluster_secrets
 from argocd_lifecycle.notifications.timeline.model import Destination
 
-IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
-
 
 def destination_secrets(secrets: Iterable[ClusterSecret], dest: Destination) -> list[ClusterSecret]:
     """Secrets of the destination: by server URL, else by cluster name (how Argo CD resolves it)."""
@@ -22,4 +20,4 @@ def destination_secrets(secrets: Iterable[ClusterSecret], dest: Destination) -> 
     return [s for s in secrets if dest.name and s.name == dest.name]
 
 
-__all__ = ["IN_CLUSTER_SERVER", "destination_secrets", "read_cluster_secrets"]
+__all__ = ["destination_secrets", "read_cluster_secrets"]

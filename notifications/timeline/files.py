@@ -2,25 +2,27 @@
 
 Each file holds one object or a List (``List``, ``EventList``, ``ApplicationList``, ``SecretList``)
 of core/v1 or events.k8s.io Events, Argo CD Applications and cluster Secrets, in any mix. Secrets
-that are not cluster Secrets are skipped; any other kind is an error naming the file and item.
+that are not cluster Secrets are skipped; any other kind is an error naming the file and item. Files are
+read by ``argocd_lifecycle.kube_lists`` (bounded in size, one message per problem), as the preflight's are.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.cluster_secrets import ClusterSecret
+from argocd_lifecycle.kube_lists import items, load_document
 from argocd_lifecycle.notifications.timeline.application import AppState, read_application
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request
 from argocd_lifecycle.notifications.timeline.classify import is_about
 from argocd_lifecycle.notifications.timeline.clusters import read_cluster_secrets
 from argocd_lifecycle.notifications.timeline.events import KubeEvent, is_events_api, read_event
 from argocd_lifecycle.notifications.timeline.model import ObjectRef, TimelineInputError
-from argocd_lifecycle.notifications.timeline.wire import ApplicationWire, CoreEventWire
+from argocd_lifecycle.notifications.timeline.wire import CoreEventWire
 
 EXPECTED = "expected Events, Argo CD Applications or cluster Secrets"
 
@@ -34,49 +36,12 @@ class Bundle:
     notes: tuple[str, ...] = ()
 
 
-def _items(doc: Mapping[str, Any], where: str) -> Iterator[tuple[Mapping[str, Any], str]]:
-    kind = doc.get("kind")
-    if "items" not in doc:
-        yield doc, where
-        return
-    items = doc["items"]
-    if items is None:
-        return
-    if not isinstance(items, list):
-        raise TimelineInputError(f"{where}: items should be a list")
-    # the API server leaves kind/apiVersion off the items of a typed list; kubectl adds them
-    item_kind = kind[: -len("List")] if isinstance(kind, str) and kind.endswith("List") and kind != "List" else ""
-    for index, raw in enumerate(items):
-        at = f"{where}: item {index}"
-        if not isinstance(raw, dict):
-            raise TimelineInputError(f"{at}: not an object")
-        if item_kind and "kind" not in raw:
-            raw = {**raw, "kind": item_kind, "apiVersion": doc.get("apiVersion", "")}  # noqa: PLW2901
-        yield raw, at
-
-
-def _load(path: Path) -> Mapping[str, Any]:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TimelineInputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        doc = json.loads(raw)
-    except UnicodeDecodeError as exc:
-        raise TimelineInputError(f"{path}: not UTF-8 text") from exc
-    except json.JSONDecodeError as exc:
-        raise TimelineInputError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
-    if not isinstance(doc, dict):
-        raise TimelineInputError(f"{path}: expected a JSON object (kubectl get ... -o json), got {type(doc).__name__}")
-    return doc
-
-
 def read_files(paths: Sequence[Path]) -> Bundle:
     events: list[KubeEvent] = []
     apps: list[AppState] = []
     secrets: list[tuple[Mapping[str, Any], str]] = []
     for path in paths:
-        for item, where in _items(_load(path), str(path)):
+        for item, where in items(load_document(path), str(path)):
             kind, api = item.get("kind"), item.get("apiVersion")
             if kind == "Event" or (not kind and ("involvedObject" in item or is_events_api(item))):
                 events.append(read_event(cast(CoreEventWire, item), where))

@@ -8,45 +8,34 @@ What is listed, and where:
 - with ``--include-resources``, every Event of the namespaces the app deploys to, on the
   destination cluster, reached with the cluster Secret's credentials (in-cluster: the same client).
 
-Lists are paged (``limit``/``continue``) and read as raw JSON, so the same readers serve files and
-the API alike.
+Lists are paged (``limit``/``continue``, by ``argocd_lifecycle.kube_lists`` as the preflight's are) and
+read as raw JSON, so the same readers serve files and the API alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
-from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
+from argocd_lifecycle.kube_lists import pages
+from argocd_lifecycle.model import (
+    CLUSTER_SECRET_LABEL,
+    CLUSTER_SECRET_LABEL_VALUE,
+    IN_CLUSTER_NAME,
+    IN_CLUSTER_SERVER,
+)
 from argocd_lifecycle.notifications.timeline.application import AppState, read_application
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request
-from argocd_lifecycle.notifications.timeline.clusters import (
-    IN_CLUSTER_SERVER,
-    destination_secrets,
-    read_cluster_secrets,
-)
+from argocd_lifecycle.notifications.timeline.clusters import destination_secrets, read_cluster_secrets
 from argocd_lifecycle.notifications.timeline.events import KubeEvent, read_event
 from argocd_lifecycle.notifications.timeline.model import TimelineInputError
-from argocd_lifecycle.notifications.timeline.wire import ApplicationWire, CoreEventWire
+from argocd_lifecycle.notifications.timeline.wire import CoreEventWire
 
-PAGE = 500
 #: opens a client for a destination cluster from its Secret (raw Secret JSON)
 DestinationConnector = Callable[[Mapping[str, Any]], Kube]
-
-
-def _pages(kube: Kube, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Mapping[str, Any]]:
-    token = None
-    while True:
-        page = kube.call(what, fn, *args, limit=PAGE, _continue=token, **kwargs)
-        items = page.get("items") or []
-        if not isinstance(items, list):
-            raise TimelineInputError(f"{what}: the API answered a list without items")
-        yield from items
-        token = (page.get("metadata") or {}).get("continue")
-        if not token:
-            return
 
 
 def list_events(kube: Kube, namespace: str, field_selector: str = "") -> list[KubeEvent]:
@@ -54,7 +43,7 @@ def list_events(kube: Kube, namespace: str, field_selector: str = "") -> list[Ku
     kwargs = {"field_selector": field_selector} if field_selector else {}
     return [
         read_event(cast(CoreEventWire, item), f"{what}: item {i}")
-        for i, item in enumerate(_pages(kube, what, kube.core.list_namespaced_event, namespace, **kwargs))
+        for i, item in enumerate(pages(kube, what, kube.core.list_namespaced_event, namespace, **kwargs))
     ]
 
 
@@ -72,7 +61,7 @@ def get_application(kube: Kube, namespace: str, name: str) -> tuple[AppState, Ma
 def _cluster_secrets(kube: Kube, namespace: str) -> list[Mapping[str, Any]]:
     what = f"list cluster Secrets in namespace {namespace} on {kube.host}"
     selector = f"{CLUSTER_SECRET_LABEL}={CLUSTER_SECRET_LABEL_VALUE}"
-    return list(_pages(kube, what, kube.core.list_namespaced_secret, namespace, label_selector=selector))
+    return list(pages(kube, what, kube.core.list_namespaced_secret, namespace, label_selector=selector))
 
 
 def gather_live(kube: Kube, request: Request, connect_destination: DestinationConnector) -> Gathered:
@@ -133,7 +122,7 @@ def _destination(
     connect: DestinationConnector,
 ) -> Kube:
     dest = app.destination
-    if not mine and (dest.server == IN_CLUSTER_SERVER or (not dest.server and dest.name == "in-cluster")):
+    if not mine and (dest.server == IN_CLUSTER_SERVER or (not dest.server and dest.name == IN_CLUSTER_NAME)):
         return kube
     if not mine:
         raise TimelineInputError(

@@ -1,4 +1,5 @@
-"""Wire shapes read by the timeline (only the fields used), as the API server and kubectl serve them."""
+"""Wire shapes of Kubernetes Events as the timeline reads them (only the fields used), as the API server and
+kubectl serve them. Applications are ``argocd_lifecycle.application_wire``'s, shared with the preflight."""
 
 from __future__ import annotations
 
@@ -48,90 +49,3 @@ class EventsV1EventWire(_EventWire, total=False):
     deprecatedFirstTimestamp: str | None
     deprecatedLastTimestamp: str | None
     deprecatedCount: int
-
-
-class DestinationWire(TypedDict, total=False):
-    server: str
-    name: str
-    namespace: str
-
-
-class InitiatedByWire(TypedDict, total=False):
-    username: str
-    automated: bool
-
-
-class HistoryWire(TypedDict, total=False):
-    id: int
-    revision: str
-    revisions: list[str]
-    deployedAt: str
-    deployStartedAt: str
-    initiatedBy: InitiatedByWire
-
-
-class ResourceStatusWire(TypedDict, total=False):
-    group: str
-    version: str
-    kind: str
-    namespace: str
-    name: str
-
-
-class SyncResultResourceWire(ResourceStatusWire, total=False):
-    status: str
-    message: str
-    hookType: str
-    hookPhase: str
-    syncPhase: str
-
-
-class SyncResultWire(TypedDict, total=False):
-    revision: str
-    revisions: list[str]
-    resources: list[SyncResultResourceWire]
-
-
-class OperationWire(TypedDict, total=False):
-    initiatedBy: InitiatedByWire
-
-
-class OperationStateWire(TypedDict, total=False):
-    operation: OperationWire
-    phase: str
-    message: str
-    startedAt: str
-    finishedAt: str
-    retryCount: int
-    syncResult: SyncResultWire
-
-
-class HealthWire(TypedDict, total=False):
-    status: str
-    message: str
-    lastTransitionTime: str
-
-
-class ConditionWire(TypedDict, total=False):
-    type: str
-    message: str
-    lastTransitionTime: str
-
-
-class ApplicationStatusWire(TypedDict, total=False):
-    operationState: OperationStateWire
-    history: list[HistoryWire]
-    health: HealthWire
-    conditions: list[ConditionWire]
-    resources: list[ResourceStatusWire]
-    controllerNamespace: str
-
-
-class ApplicationSpecWire(TypedDict, total=False):
-    project: str
-    destination: DestinationWire
-
-
-class ApplicationWire(KubeObject, total=False):
-    spec: ApplicationSpecWire
-    status: ApplicationStatusWire

@@ -3,8 +3,12 @@ are plain JSON, watches must be bounded, and configuration problems are ConfigEr
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from kubernetes import client
@@ -108,3 +112,48 @@ def test_connect_cluster_verifies_with_the_secret_ca() -> None:
     cfg = kube.api_client.configuration
     assert cfg.verify_ssl is True and cfg.tls_server_name == "api.internal"
     assert Path(cfg.ssl_ca_cert).read_bytes() == pem
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """A loopback API server that answers every PATCH with the object and records what it was sent."""
+
+    seen: ClassVar[list[tuple[str, str, str, Any]]] = []
+
+    def do_PATCH(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append((self.command, self.path, self.headers["Content-Type"], body))
+        answer = json.dumps({"kind": "Secret", "metadata": body["metadata"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def api_server() -> Iterator[str]:
+    _Recorder.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_annotate_secret_sends_a_merge_patch_of_the_annotations_only(api_server: str) -> None:
+    configuration = client.Configuration()
+    configuration.host = api_server
+    kube = Kube(client.ApiClient(configuration), KubeSettings(request_timeout=3.0))
+    kube.annotate_secret("argocd", "cluster-eu", {"argocd-lifecycle.io/phase": "Ready", "stale": None})
+    assert _Recorder.seen == [
+        (
+            "PATCH",
+            "/api/v1/namespaces/argocd/secrets/cluster-eu",
+            "application/merge-patch+json",
+            {"metadata": {"annotations": {"argocd-lifecycle.io/phase": "Ready", "stale": None}}},
+        )
+    ]

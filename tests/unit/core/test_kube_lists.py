@@ -56,3 +56,14 @@ def test_bad_files_are_one_message(tmp_path: Path, text: str | bytes, message: s
     with pytest.raises(ListFileError) as caught:
         list(items(load_document(path), str(path)))
     assert message in caught.value.message and str(path) in caught.value.message
+
+
+def test_oversized_and_too_deep_files_are_one_message(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text("{}" + " " * 2048)
+    with pytest.raises(ListFileError, match="more than the 1024 this reads"):
+        load_document(big, max_bytes=1024)
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)
+    with pytest.raises(ListFileError, match=r"deep.json: JSON nested too deeply$"):
+        load_document(deep)

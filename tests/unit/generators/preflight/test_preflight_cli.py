@@ -110,16 +110,3 @@ def test_a_bad_cluster_secret_is_a_note_not_a_failure(capsys: pytest.CaptureFixt
     )
     assert result.code == 3
     assert "note: cluster Secret skipped:" in result.err and "is not an http(s) URL" in result.err
-
-
-def test_oversized_files_are_refused_before_reading(tmp_path: Path) -> None:
-    from argocd_lifecycle.kube_lists import ListFileError, load_document
-
-    big = tmp_path / "big.json"
-    big.write_text("{}" + " " * 2048)
-    with pytest.raises(ListFileError, match="more than the 1024 this reads"):
-        load_document(big, max_bytes=1024)
-    deep = tmp_path / "deep.json"
-    deep.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(ListFileError, match=r"nested too deeply|expected a JSON object"):
-        load_document(deep)

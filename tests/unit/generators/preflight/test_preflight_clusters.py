@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from argocd_lifecycle.generators.preflight.apps import PreflightInputError, read_application
-from argocd_lifecycle.generators.preflight.clusters import IN_CLUSTER_SERVER, ClusterRef, deploys_to, resolve
+from argocd_lifecycle.generators.preflight.clusters import ClusterRef, deploys_to, resolve
 
 from .helpers import application, cluster_secret
 
@@ -18,9 +18,13 @@ def test_a_cluster_is_found_by_name_or_by_server() -> None:
     assert resolve("prod", SECRETS).secret_name == "cluster-prod"
 
 
+IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
+
+
 def test_the_management_cluster_needs_no_secret() -> None:
     assert resolve("in-cluster", SECRETS) == ClusterRef("in-cluster", IN_CLUSTER_SERVER)
     assert resolve(IN_CLUSTER_SERVER, []).name == "in-cluster"
+    assert resolve(IN_CLUSTER_SERVER + "/", []).name == "in-cluster"
 
 
 def test_unknown_and_ambiguous_clusters_are_errors_naming_what_exists() -> None:

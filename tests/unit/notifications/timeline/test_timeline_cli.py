@@ -111,10 +111,14 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
             "bad.json: item 0: count should be a int, got str",
         ),
         ('{"kind": "List", "items": {}}', "bad.json: items should be a list"),
+        # a recursion error inside the JSON decoder, not a traceback
+        ('{"kind": "List", "items": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad.json: JSON nested too deeply"),
+        (b'{"kind": "List", "items": [{"a": "\x80"}]}', "bad.json: not UTF-8 text"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_1(run, tmp_path: Path, content: str, expected: str) -> None:  # type: ignore[no-untyped-def]
-    bad = write(tmp_path, "bad.json", content)
+def test_bad_input_is_one_line_and_exit_1(run, tmp_path: Path, content: str | bytes, expected: str) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
     result = run("timeline", "checkout", "--from-file", BLUEGREEN / "app.json", "--from-file", bad)
     assert (result.code, result.out) == (1, "")
     assert result.err == f"error: {bad.parent}/{expected}\n"
