@@ -14,39 +14,16 @@ from typing import Any
 import click
 
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.versions import KubeVersion
+from argocd_lifecycle.findings_cli import FindingsCommand, kube_version
 
 FORMATS = ("table", "json", "markdown")
-
-
-class _ScanUsageError(click.UsageError):
-    exit_code = 1
-
-
-class _ScanCommand(click.Command):
-    """Usage errors exit 1 here: 2 means "deprecated APIs found"."""
-
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as exc:
-            raise _ScanUsageError(exc.format_message(), exc.ctx) from exc
-
-
-def _version(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    try:
-        return KubeVersion.parse(value).key
-    except LifecycleError as exc:
-        raise click.BadParameter(exc.message.split(": ", 1)[-1]) from exc
 
 
 _target_option = click.option(
     "--target-version",
     "-t",
     required=True,
-    callback=_version,
+    callback=kube_version,
     help="Kubernetes version to check against (1.29, v1.29.3, 1.29+).",
 )
 _additional_option = click.option(
@@ -85,7 +62,7 @@ def _render_sources(paths: tuple[str, ...], target: tuple[int, int]) -> list[tup
     return out
 
 
-@click.command(cls=_ScanCommand)
+@click.command(cls=FindingsCommand)
 @click.argument("paths", nargs=-1, required=True)
 @_target_option
 @_additional_option
@@ -149,7 +126,7 @@ def scan(
 )
 @click.option("--validate", is_flag=True, help="Validate every output object strictly (kubernetes-validate schemas).")
 @click.option("--in-place", "-i", is_flag=True, help="Rewrite the files instead of printing the stream.")
-@click.option("--upgrade-to", callback=_version, help="Also serve this next version (a cluster being upgraded).")
+@click.option("--upgrade-to", callback=kube_version, help="Also serve this next version (a cluster being upgraded).")
 @click.option("--rewrite-deprecated", is_flag=True, help="Also move objects off deprecated-but-served versions.")
 @click.option(
     "--upgrade-hpa-v1",
