@@ -43,21 +43,21 @@ _COL0 = re.compile(
 )
 #: an indented line with content (a comment is not content): its indentation, then a plain key and
 #: the rest of the line, or the whole rest
-_INDENTED = re.compile(r"\n( +)(?:([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \t\n]|\Z)(.*)|([^ \n#].*))")
+INDENTED = re.compile(r"\n( +)(?:([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \t\n]|\Z)(.*)|([^ \n#].*))")
 _DEEPER = re.compile(r"\n[ \t]+[^ \t\n#]")
 _QUOTED_KEY = re.compile(r"(?:\"[^\"\\\n]*\"|'[^'\n]*'):(?:[ \t]|\Z)")
 #: a one-line scalar after ``key:``: plain, single- or double-quoted (no escapes), or nothing; a comment
-_VALUE = re.compile(
+VALUE = re.compile(
     r"[ \t]*(?:([A-Za-z0-9_./~][A-Za-z0-9_./:@+=~-]*)|'((?:[^'\n]|'')*)'|\"([^\"\\\n]*)\")?[ \t]*(?:(?<=[ \t])#.*)?\Z"
 )
-_NOTHING = re.compile(r"[ \t]*(?:(?<=[ \t])#.*)?\Z")
+NOTHING = re.compile(r"[ \t]*(?:(?<=[ \t])#.*)?\Z")
 #: ``metadata: {name: a, namespace: b}`` on one line: plain keys, one-line scalars (no ``:`` in a plain
 #: one: in a flow mapping it may end the scalar)
 _FLOW_KEY = r"[A-Za-z0-9_][A-Za-z0-9_./-]*"
 _FLOW_VALUE = r"[A-Za-z0-9_./~][A-Za-z0-9_./@+=~-]*|'(?:[^'\n]|'')*'|\"[^\"\\\n]*\""
 _FLOW_ITEM = re.compile(rf"({_FLOW_KEY}):[ \t]+({_FLOW_VALUE})")
 _FLOW_ENTRY = rf"{_FLOW_KEY}:[ \t]+(?:{_FLOW_VALUE})"
-_FLOW_MAPPING = re.compile(
+FLOW_MAPPING = re.compile(
     rf"[ \t]*\{{[ \t]*({_FLOW_ENTRY}(?:[ \t]*,[ \t]*{_FLOW_ENTRY})*)?[ \t]*\}}[ \t]*(?:(?<=[ \t])#.*)?\Z"
 )
 #: the stream as a whole is declined for these (directives, BOMs, other line breaks)
@@ -102,7 +102,7 @@ def _scalar(rest: str) -> Any:
 
 
 def _read_scalar(rest: str) -> Any:
-    m = _VALUE.match(rest)
+    m = VALUE.match(rest)
     if m is None:
         return _NO_VALUE
     plain, single, double = m.groups()
@@ -135,34 +135,34 @@ class _Doc:
         self.pending = ""  # a column-0 key whose value lines are still to be looked at
         self.pending_end = 0  # where that key's line ends
 
-    def key_line(self, t: str, m: re.Match[str], key: str, val: str, next_col0: str | None) -> None:
-        at, end = m.start(), m.end()
-        if self.first < 0:
-            self.first = at
-            if at != self.body and _DEEPER.search(t, self.body, at):
-                self.declined = True  # indented content before the first key: not a column-0 mapping
-        else:
-            self.marks.append(at)
-        if key in self.keys or key == "items":
-            self.declined = True  # the last of two wins when loaded; ``items`` may make it a List
-        self.keys.add(key)
-        self.last = key
-        if key in _TOP:
-            found = _scalar(val)
-            if found is _NO_VALUE:
-                self.declined = True
-            else:
-                self.fields[key] = found
-            if next_col0 is None:
-                self.pending, self.pending_end = key, end
-        elif key == "metadata":
-            if not val or _NOTHING.match(val):
-                self.pending, self.pending_end = key, end
+    def first_key(self, t: str, at: int) -> None:
+        self.first = at
+        if at != self.body and _DEEPER.search(t, self.body, at):
+            self.declined = True  # indented content before the first key: not a column-0 mapping
+
+    def read_key(self, t: str, m: re.Match[str], key: str, val: str, next_col0: str | None) -> None:
+        """A column-0 key whose value is read (apiVersion, kind, metadata) or that declines (items)."""
+        if key == "metadata":
+            if not val or NOTHING.match(val):
+                self.pending, self.pending_end = key, m.end()
                 return
             if not _flow_metadata(val, self.fields):
                 self.declined = True  # a tag, an anchor, a scalar, a nested flow: the walk judges it
             if next_col0 is None:
-                self.pending, self.pending_end = "metadata:", end  # complete: no deeper lines may follow
+                self.pending, self.pending_end = "metadata:", m.end()  # complete: no deeper lines may follow
+            return
+        if key == "items":
+            self.declined = True  # maybe a List (its items are the objects)
+            return
+        found = _scalars.get(val, _NO_VALUE)
+        if found is _NO_VALUE:
+            found = _scalar(val)
+        if found is _NO_VALUE:
+            self.declined = True
+        else:
+            self.fields[key] = found
+        if next_col0 is None:
+            self.pending, self.pending_end = key, m.end()
 
     def settle(self, t: str, stop: int) -> None:
         """Look at the value lines of the pending key: they run to ``stop``."""
@@ -225,7 +225,7 @@ class _Splitter:
         self.explicit_seen = True  # after ``...`` too: only ``---`` may start a document
         if sep == "---":
             self.doc = doc = _Doc(at, at + 3, end, self.line_of(at), 3)
-            if rest and not _NOTHING.match(rest):
+            if rest and not NOTHING.match(rest):
                 doc.declined = True  # a node on the marker line
                 doc.first = at
 
@@ -238,7 +238,19 @@ class _Splitter:
             if doc is not None and doc.pending:
                 doc.settle(t, at)
             if key is not None:
-                self.current(at).key_line(t, m, key, val, next_col0)
+                if doc is None:
+                    doc = self.current(at)
+                if doc.first < 0:
+                    doc.first_key(t, at)
+                else:
+                    doc.marks.append(at)
+                keys = doc.keys
+                if key in keys:
+                    doc.declined = True  # the last of two wins when loaded
+                keys.add(key)
+                doc.last = key
+                if key in _READ:
+                    doc.read_key(t, m, key, val, next_col0)
             elif sep is not None:
                 self.separator(sep, rest, at, m.end())
             elif dash is None or doc is None or doc.first < 0 or doc.last in _READ:
@@ -262,7 +274,7 @@ def _metadata(t: str, doc: _Doc, start: int, end: int) -> bool:
     current = ""  # the metadata key whose deeper lines follow
     shaped_open = False  # labels/annotations with no inline value, before their first deeper line
     fields, marks = doc.fields, doc.marks
-    for m in _INDENTED.finditer(t, start, end):
+    for m in INDENTED.finditer(t, start, end):
         spaces, key, value, other = m.groups()
         width = len(spaces)
         if indent < 0:
@@ -286,7 +298,7 @@ def _metadata(t: str, doc: _Doc, start: int, end: int) -> bool:
             fields[key] = found
             marks.append(m.start())
         elif key in _SHAPED:
-            if not value or _NOTHING.match(value):
+            if not value or NOTHING.match(value):
                 shaped_open = True
             elif not value.lstrip(" \t").startswith("{"):
                 return False  # a scalar or a sequence: the walk judges it
@@ -296,7 +308,7 @@ def _metadata(t: str, doc: _Doc, start: int, end: int) -> bool:
 
 def _flow_metadata(value: str, fields: dict[str, Any]) -> bool:
     """Read ``{name: a, namespace: b}`` into ``fields``; False: decline the document."""
-    m = _FLOW_MAPPING.match(value)
+    m = FLOW_MAPPING.match(value)
     if m is None:
         return False
     seen: set[str] = set()

@@ -57,6 +57,9 @@ class DocInfo:
     #: where ``start`` is (0-based), to place errors of a document loaded on its own
     line: int = 0
     column: int = 0
+    #: identified from its lines (plugin/doc_text.py): its column-0 keys, ``metadata:`` block and the
+    #: metadata lines read are proved to be what they look like, so its text may be edited there
+    from_lines: bool = False
 
     def text(self, stream: str) -> str:
         return stream[self.start : self.end]
@@ -269,6 +272,7 @@ def index_documents(text: str) -> list[DocInfo]:
                 True,
                 line,
                 column,
+                True,
             )
         )
     return out

@@ -1,5 +1,7 @@
 """``convert`` on files: documents that need nothing are copied byte for byte, only the others are
-loaded, rewritten and written back out (comments inside rewritten documents are not kept)."""
+loaded and rewritten. A rewritten document whose only changes are its apiVersion and the
+rewritten-from annotation keeps its text with those two edits (plugin/rewrite/text_edit.py); any other
+is written out anew (its comments are not kept)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.files import write_atomically
+from argocd_lifecycle.plugin.rewrite import text_edit
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError, index, is_json, load
 
@@ -44,9 +47,13 @@ def convert_text(source: Source, text: str, rewriter: Rewriter, *, keep_objects:
             result.objects.append((where, new))
         if new is obj:
             parts.append(doc.text(text))
+        elif is_json(source):
+            result.changed = True
+            parts.append(json.dumps(new, indent=2))
         else:
             result.changed = True
-            parts.append(json.dumps(new, indent=2) if is_json(source) else yamlio.dump(new))
+            kept = text_edit.edited(doc.text(text), obj, new) if doc.from_lines else None
+            parts.append(kept if kept is not None else yamlio.dump(new))
     if result.changed:
         result.text = join_documents(parts)
     return result

@@ -4,6 +4,7 @@ stream: spans, lines, identities, exactness, and the same syntax errors."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from argocd_lifecycle.plugin.documents import MAX_EXACT_DEPTH, index_documents, 
 
 def _outcome(index: Any, text: str) -> Any:
     try:
-        return index(text)
+        return [dataclasses.replace(d, from_lines=False) for d in index(text)]
     except yaml.YAMLError as exc:
         return ("error", type(exc).__name__, str(exc))
 

@@ -1,0 +1,111 @@
+"""A rewritten document written as its own text with two edits, when that is all the rewrite changed.
+
+Most conversions change only ``apiVersion`` and add the ``rewritten-from`` annotation. For a document
+identified from its lines (plugin/doc_text.py proved its column-0 keys and metadata lines are what they
+look like), the apiVersion value is replaced in place and the annotation is added as one more line (or
+flow entry): comments and formatting stay, and no object is serialised. Anything else (another field
+changed, the annotation already there, a layout not covered) returns None and the object is written
+out as before.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from argocd_lifecycle import kube_yaml
+from argocd_lifecycle.model import Annotation
+from argocd_lifecycle.plugin.doc_text import FLOW_MAPPING, INDENTED, NOTHING, VALUE
+
+_API_LINE = re.compile(r"^apiVersion:(.*)$", re.M)
+_METADATA_LINE = re.compile(r"^metadata:(.*)$", re.M)
+_NEXT_COL0 = re.compile(r"\n[^ \t\n#]")
+#: values written plain here: read back as these very strings by Kubernetes and by YAML 1.1
+_SAFE_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*")
+_KEY = Annotation.REWRITTEN_FROM
+
+
+def _only_api_and_annotation(obj: Any, new: Any) -> tuple[str, str] | None:
+    """(new apiVersion, annotation value) when ``new`` is ``obj`` with a new apiVersion and the
+    rewritten-from annotation added, and nothing else."""
+    if not isinstance(obj, dict) or not isinstance(new, dict) or obj.keys() != new.keys():
+        return None
+    meta, new_meta = obj.get("metadata"), new.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(new_meta, dict):
+        return None
+    if any(new[k] is not v and new[k] != v for k, v in obj.items() if k not in ("apiVersion", "metadata")):
+        return None
+    if any(new_meta.get(k) is not v and new_meta.get(k) != v for k, v in meta.items() if k != "annotations"):
+        return None
+    old = meta.get("annotations") or {}
+    added = new_meta.get("annotations")
+    if not isinstance(old, dict) or not isinstance(added, dict) or _KEY in old:
+        return None
+    if set(new_meta) != set(meta) | {"annotations"} or added != {**old, _KEY: added.get(_KEY)}:
+        return None
+    api, value = new.get("apiVersion"), added.get(_KEY)
+    if not all(isinstance(v, str) and _SAFE_PLAIN.fullmatch(v) and kube_yaml.is_plain_string(v) for v in (api, value)):
+        return None
+    return api, value  # type: ignore[return-value]
+
+
+def _with_api(text: str, api: str) -> str | None:
+    m = _API_LINE.search(text)
+    value = VALUE.match(m.group(1)) if m else None
+    if m is None or value is None:
+        return None
+    plain, single, double = value.span(1), value.span(2), value.span(3)
+    if plain[0] >= 0:
+        start, end = plain
+    elif single[0] >= 0 or double[0] >= 0:
+        start, end = single if single[0] >= 0 else double
+        start, end = start - 1, end + 1  # the quotes
+    else:
+        return None
+    at = m.start(1)
+    return text[: at + start] + api + text[at + end :]
+
+
+def _with_annotation(text: str, value: str) -> str | None:
+    m = _METADATA_LINE.search(text)
+    if m is None:
+        return None
+    entry = f"{_KEY}: {value}"
+    rest = m.group(1)
+    if rest and not NOTHING.match(rest):
+        flow = FLOW_MAPPING.match(rest)
+        if flow is None:
+            return None
+        # ``{name: a}`` -> ``{name: a, annotations: {key: value}}`` (accepted flow metadata has none)
+        inner_end = flow.end(1) if flow.group(1) else rest.index("{") + 1
+        at = m.start(1) + inner_end
+        return text[:at] + (", " if flow.group(1) else "") + f"annotations: {{{entry}}}" + text[at:]
+    t = "\n" + text  # the block below ``metadata:`` (offsets in t are one past those in text)
+    start = m.end() + 1
+    nxt = _NEXT_COL0.search(t, start)
+    end = nxt.start() if nxt else len(t)
+    lines = list(INDENTED.finditer(t, start, end))
+    if not lines:
+        return None
+    indent = len(lines[0].group(1))
+    for i, line in enumerate(lines):
+        if len(line.group(1)) != indent or line.group(2) != "annotations":
+            continue
+        if not NOTHING.match(line.group(3)):
+            return None  # a flow mapping of annotations: written out instead
+        child = lines[i + 1] if i + 1 < len(lines) else None
+        width = len(child.group(1)) if child is not None and len(child.group(1)) > indent else indent + 2
+        at = line.end() - 1
+        return text[:at] + "\n" + " " * width + entry + text[at:]
+    at = m.end()
+    return text[:at] + "\n" + " " * indent + "annotations:\n" + " " * (indent + 2) + entry + text[at:]
+
+
+def edited(text: str, obj: Any, new: Any) -> str | None:
+    """``text`` (a document identified from its lines, loading as ``obj``) edited to load as ``new``;
+    None when the change is more than the apiVersion and the rewritten-from annotation."""
+    change = _only_api_and_annotation(obj, new)
+    if change is None:
+        return None
+    with_api = _with_api(text, change[0])
+    return None if with_api is None else _with_annotation(with_api, change[1])
