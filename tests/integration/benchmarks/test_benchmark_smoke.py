@@ -18,7 +18,7 @@ from tests.conftest import require_tool
 REPO = Path(__file__).resolve().parents[3]
 SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 # what each script needs besides Python: upstream builds from `make tools`, and programs `make test` expects
-UPSTREAM = {"bench_plugin.py": ("helm", "kustomize")}
+UPSTREAM = {"bench_plugin.py": ("helm", "kustomize"), "bench_plugin_defences.py": ("helm", "kustomize")}
 PROGRAMS = {"bench_generator_service.py": ("wrk", "nginx"), "bench_upstream_builds.py": ("go",)}
 WHERE = {
     "wrk": "Debian package wrk: run `make system`",
