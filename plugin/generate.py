@@ -10,7 +10,7 @@ from pathlib import Path
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
-from argocd_lifecycle.plugin import guards, masking, passthrough
+from argocd_lifecycle.plugin import guards, masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.render import detect as detect_source
@@ -28,6 +28,9 @@ class Result:
 
 
 def _tool_output(text: str, source: str, settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
+    # helm's and kustomize's output only: a plain app's files never load the document identification
+    from argocd_lifecycle.plugin import passthrough
+
     manifests = passthrough.read_stream(text, source, limits=settings.limits)
     diagnostics.secrets.add(masking.from_documents(passthrough.secret_objects(manifests)))
     return manifests
