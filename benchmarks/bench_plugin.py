@@ -3,6 +3,7 @@
 - 500-object Kustomize app: `argocd-lifecycle plugin generate` vs `kustomize build`
 - 500-object Helm chart:    `argocd-lifecycle plugin generate` vs `helm template`
 - cold start of `plugin generate` on a 20-object plain app (with `python -c pass` as the floor)
+- in-process: the Kustomize and Helm output identified from its lines and by libyaml's event walk
 
 Runs alternate (ours, theirs, ours, ...) so load drifts hit both sides alike. Prints medians, ratios and
 the targets. The generated apps need no rewrite for the target, so every object passes through as the
@@ -127,6 +128,22 @@ def side_by_side(name: str, ours: list[str], theirs: list[str], cwd: Path, runs:
     )
 
 
+def identification(name: str, argv: list[str], cwd: Path, runs: int) -> None:
+    """In-process: the tool's output identified from its lines and by the event walk (what each
+    document is, without building it), on the same text."""
+    from argocd_lifecycle.plugin.documents import index_documents, walk_documents
+
+    text = subprocess.run(argv, cwd=cwd, env=ENV, capture_output=True, text=True, check=True).stdout
+    lines, walk = [], []
+    for _ in range(runs):
+        for side, fn in ((lines, index_documents), (walk, walk_documents)):
+            start = time.perf_counter()
+            fn(text)
+            side.append(time.perf_counter() - start)
+    a, b = statistics.median(lines), statistics.median(walk)
+    print(f"{name:<30} identify: lines {a * 1000:6.1f} ms  event walk {b * 1000:6.1f} ms  ratio {a / b:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
@@ -139,28 +156,16 @@ def main() -> None:
         root = Path(tmp)
         kapp, happ, papp = make_kustomize(root, args.objects), make_helm(root, args.objects), make_plain(root, 20)
         print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {args.runs} runs each")
+        kustomize = [str(TOOLS / "kustomize"), "build", "."]
+        helm = [str(TOOLS / "helm"), "template", "bench", ".", "--namespace", "bench", "--include-crds"]
+        helm += ["--kube-version", "1.31.2"]
         side_by_side(
-            f"kustomize, {args.objects} objects",
-            [CLI, "plugin", "generate"],
-            [str(TOOLS / "kustomize"), "build", "."],
-            kapp,
-            args.runs,
-            "<= 1.10",
+            f"kustomize, {args.objects} objects", [CLI, "plugin", "generate"], kustomize, kapp, args.runs, "<= 1.10"
         )
         side_by_side(
             f"helm, {args.objects} objects",
             [CLI, "plugin", "generate"],
-            [
-                str(TOOLS / "helm"),
-                "template",
-                "bench",
-                ".",
-                "--namespace",
-                "bench",
-                "--include-crds",
-                "--kube-version",
-                "1.31.2",
-            ],
+            helm,
             happ,
             args.runs,
             "<= 1.5 (moonshot 1.15)",
@@ -173,6 +178,8 @@ def main() -> None:
             args.runs,
             "<= 5 (python -c pass)",
         )
+        identification(f"kustomize output, {args.objects}", kustomize, kapp, args.runs)
+        identification(f"helm output, {args.objects}", helm, happ, args.runs)
 
 
 if __name__ == "__main__":

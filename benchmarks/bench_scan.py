@@ -5,6 +5,7 @@ Side by side in one run, alternating so load drifts hit every side alike:
 - scan:   `scan_paths` for Kubernetes 1.33 (in-process), and the `argocd-lifecycle scan` command
 - pluto:  `pluto detect-files -d DIR -t k8s=v1.33.0` when a pluto binary is on PATH (it cannot be built
           here: the Go module proxy answers 403 for github.com/fairwindsops/pluto/v5), else reported missing
+- identify: every file's documents from their lines (plugin/doc_text.py) and by libyaml's event walk
 - convert: the engine on parsed objects (objects/s), and `convert` on the files end to end (parse,
            rewrite, write YAML)
 Prints medians and ratios. Usage: .venv/bin/python benchmarks/bench_scan.py [--runs N] [--smoke]
@@ -28,6 +29,7 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import builtin
+from argocd_lifecycle.plugin.documents import index_documents, walk_documents
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
 from argocd_lifecycle.plugin.rewrite.engine import Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
@@ -190,8 +192,18 @@ def main() -> None:
             for s, t in zip(sources, texts, strict=True):
                 convert_text(s, t, rw)
 
+        def index_lines() -> None:
+            for t in texts:
+                index_documents(t)
+
+        def index_walk() -> None:
+            for t in texts:
+                walk_documents(t)
+
         sides: dict[str, Callable[[], object]] = {
             "floor: libyaml parse of every file (read included)": floor_with_reads,
+            "identify documents from their lines (every file)": index_lines,
+            "identify documents by the event walk (every file)": index_walk,
             "scan_paths (in-process)": scan,
             "argocd-lifecycle scan (process)": lambda: run_cli(
                 "scan", str(corpus), "-t", "1.33", "-o", "json", expect=3
@@ -222,13 +234,15 @@ def main() -> None:
         print(f"{name:52} {value * 1000:8.0f} ms {count / value:12,.0f}")
     base = med["floor: libyaml parse of every file (read included)"]
     print()
+    lines, walk = (med[f"identify documents {how} (every file)"] for how in ("from their lines", "by the event walk"))
+    print(f"identify: lines / walk:       {lines / walk:.2f}")
     print(f"scan_paths / floor:           {med['scan_paths (in-process)'] / base:.2f}")
     print(f"scan command / floor:         {med['argocd-lifecycle scan (process)'] / base:.2f}")
     if pluto:
         print(f"scan command / pluto:         {med['argocd-lifecycle scan (process)'] / med['pluto detect-files']:.2f}")
     else:
         print("pluto: not available (the Go module proxy answers 403 for github.com/fairwindsops/pluto/v5)")
-    print(f"convert engine objects/s:     {n / med['convert engine, all objects (parsed)']:,.0f} (target >= 20,000)")
+    print(f"convert command objects/s:    {n / med['argocd-lifecycle convert (process)']:,.0f} (target >= 20,000)")
 
 
 def run_cli_abs(binary: str, *argv: str) -> None:

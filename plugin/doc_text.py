@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -64,7 +65,7 @@ FLOW_MAPPING = re.compile(
 _STREAM_DECLINED = ("\n%", "\r", "\x85", "\u2028", "\u2029", "\ufeff")
 #: where a tag, an anchor or an alias may start (after a blank or a flow indicator; in a scalar this is
 #: merely conservative, and in a stream libyaml parses, ``&`` or ``*`` with no name after it is none)
-_SPECIAL_AFTER = frozenset(" \t\n[]{},:")
+_SPECIAL_AFTER = frozenset(" \t\n[]{},:\r\x85\u2028\u2029\ufeff")  # blanks, flow indicators, line breaks, BOM
 #: an anchor or an alias has a name of these (libyaml refuses an empty one): ``a && b`` or ``'*.x'`` has none
 _ANCHOR_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
 _TOP = frozenset(("apiVersion", "kind"))
@@ -324,19 +325,30 @@ def _flow_metadata(value: str, fields: dict[str, Any]) -> bool:
     return True
 
 
-def _screen(t: str, docs: list[_Doc], max_depth: int) -> None:
-    """Decline documents with tags, anchors or aliases, or that might nest past ``max_depth``."""
-    starts: list[int] | None = None
-    for char in "!&*":
+def _token_starts(t: str, chars: str) -> Iterator[int]:
+    """Where in ``t`` a tag (``!``), an anchor (``&``) or an alias (``*``) may start: after a blank or
+    a flow indicator; ``&`` and ``*`` with a name after them (libyaml refuses an empty name)."""
+    for char in chars:
         at = t.find(char)
         while at >= 0:
             if t[at - 1] in _SPECIAL_AFTER and (char == "!" or t[at + 1 : at + 2] in _ANCHOR_CHARS):
-                if starts is None:
-                    starts = [d.start for d in docs]
-                i = bisect_right(starts, at - 1) - 1
-                if i >= 0:
-                    docs[i].declined = True
+                yield at
             at = t.find(char, at + 1)
+
+
+def may_hold_aliases(text: str) -> bool:
+    """False when no alias can be in ``text`` (if it is valid YAML): ``*`` in quoted strings, globs and
+    shell lines is no alias. Cheaper than parsing; conservative."""
+    return "*" in text and next(_token_starts("\n" + text.removeprefix("\ufeff"), "*"), -1) >= 0
+
+
+def _screen(t: str, docs: list[_Doc], max_depth: int) -> None:
+    """Decline documents with tags, anchors or aliases, or that might nest past ``max_depth``."""
+    starts = [d.start for d in docs]
+    for at in _token_starts(t, "!&*"):
+        i = bisect_right(starts, at - 1) - 1
+        if i >= 0:
+            docs[i].declined = True
     for d in docs:
         if d.declined:
             continue

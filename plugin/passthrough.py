@@ -17,6 +17,7 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle.plugin import doc_text
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents, load_document
 from argocd_lifecycle.plugin.manifest import Identity, Manifest, Obj
 from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
@@ -68,7 +69,7 @@ def read_stream(
     text: str, source: str, *, limits: yamlio.Limits = yamlio.DEFAULT_LIMITS, budget: Budget | None = None
 ) -> list[Manifest]:
     """The manifests of a YAML stream, in order. Raises RenderError as parse.load_documents does."""
-    if len(text) > limits.max_expanded_bytes or ("&" in text and "*" in text):
+    if len(text) > limits.max_expanded_bytes or ("&" in text and doc_text.may_hold_aliases(text)):
         return _read_loaded(text, source, limits, budget)
     try:
         docs = index_documents(text)

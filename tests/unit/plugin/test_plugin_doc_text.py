@@ -231,6 +231,31 @@ def _streams(draw: st.DrawFn) -> str:
 @example("# c\n---\napiVersion: v1\nkind: X\nmetadata:\n  name: a\n...\n# after\n---\nkind: Y\n")
 def test_the_lines_agree_with_the_walk(stream: str) -> None:
     _agree(stream)
+    if _has_alias(stream):
+        assert doc_text.may_hold_aliases(stream)
+
+
+def _has_alias(stream: str) -> bool:
+    try:
+        return any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(stream, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("stream", "aliases"),
+    [
+        ("a: *b\n", True),
+        ("a: [x, *b]\n", True),
+        ("a: {b:*c}\n", True),
+        ("- a\n-\t*b\n", True),
+        ("a: 1\n---\n\ufeff*x\n", True),
+        ("verbs: ['*']\nhost: \"*.example.test\"\ncron: '*/5 * * * *'\nrun: a && b\nglob: a*b\n", False),
+    ],
+)
+def test_what_may_be_an_alias(stream: str, aliases: bool) -> None:
+    assert doc_text.may_hold_aliases(stream) is aliases
+    assert _has_alias(stream) <= aliases
 
 
 def test_the_generated_streams_exercise_the_fast_path() -> None:

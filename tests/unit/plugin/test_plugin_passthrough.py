@@ -51,6 +51,14 @@ def test_what_the_events_cannot_settle_is_loaded(doc: str, why: str) -> None:
     assert not info.exact, why
 
 
+def test_globs_and_shell_lines_do_not_make_the_stream_load_whole() -> None:
+    role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- verbs: ['*']\n"
+    job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {command: [sh, -c, 'a && b']}\n"
+    manifests = read_stream(role + "---\n" + job, "t")
+    assert [m.built for m in manifests] == [None, None]  # identified without building (no alias possible)
+    assert [m.text for m in manifests] == [role, job]
+
+
 def test_secrets_and_lists_are_loaded_at_once() -> None:
     secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: hunter22}\n"
     listed = "apiVersion: v1\nkind: List\nitems:\n- " + CM.format(name="x").replace("\n", "\n  ").rstrip() + "\n"
