@@ -9,8 +9,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.files import write_atomically
+from argocd_lifecycle.plugin.documents import DocInfo
 from argocd_lifecycle.plugin.rewrite import text_edit
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError, index, is_json, load
@@ -30,15 +33,34 @@ def join_documents(parts: list[str]) -> str:
     return "---\n".join(p if p.endswith("\n") else p + "\n" for p in out)
 
 
+def _load_together(text: str, docs: list[DocInfo]) -> dict[int, Any]:
+    """The objects of ``docs`` (exact YAML documents: no aliases) by document index, loaded in one
+    pass rather than one loader each; empty when that pass fails (each is then loaded on its own, and
+    its error names it)."""
+    if len(docs) < 2:
+        return {}
+    parts = [t if t.endswith("\n") else t + "\n" for t in (d.text(text) for d in docs)]
+    try:
+        objs = list(yamlio.load_all("---\n".join(parts)))
+    except (yaml.YAMLError, ValueError, OverflowError):
+        return {}
+    if len(objs) != len(docs):  # pragma: no cover - exact documents are mappings, never empty
+        return {}
+    return {d.index: o for d, o in zip(docs, objs, strict=True)}
+
+
 def convert_text(source: Source, text: str, rewriter: Rewriter, *, keep_objects: bool = False) -> Converted:
     parts: list[str] = []
     result = Converted(source, text, False)
-    for doc in index(source, text):
+    docs = index(source, text)
+    wanted = [d for d in docs if keep_objects or not d.exact or rewriter.needs(d.api_version, d.kind)]
+    loaded = {} if is_json(source) else _load_together(text, [d for d in wanted if d.exact])
+    for doc in docs:
         where = f"{source.label}#{doc.index}"
         if doc.exact and not keep_objects and not rewriter.needs(doc.api_version, doc.kind):
             parts.append(doc.text(text))
             continue
-        obj = load(source, text, doc)
+        obj = loaded[doc.index] if doc.index in loaded else load(source, text, doc)
         new = rewriter.rewrite(obj, where)
         if new is DROPPED:
             result.changed = True

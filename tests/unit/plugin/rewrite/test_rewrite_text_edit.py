@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
-from argocd_lifecycle.plugin.rewrite.sources import Source
+from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError
 from tests.unit.plugin.rewrite.helpers import rewriter
 from tests.unit.plugin.rewrite.test_rewrite_properties import legacy, names
 
@@ -91,3 +92,14 @@ def test_what_convert_prints_loads_as_the_rewritten_objects(text: str) -> None:
     result = convert_text(SOURCE, text, rewriter((1, 30)))
     expected = [o for o in _expected(text) if o is not None]
     assert [d for d in yamlio.load_all(result.text) if d is not None] == expected
+
+
+def test_documents_loaded_together_still_fail_on_their_own() -> None:
+    """The documents a file needs built are loaded in one pass; when that fails, each is loaded on its
+    own, so the error names the document and its line."""
+    cronjob = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {{name: a{i}}}\nspec: {spec}\n"
+    good = cronjob.format(i=0, spec="{x: 1}")
+    two = good + "---\n" + good.replace("a0", "a1")
+    assert list(yamlio.load_all(_convert(two))) == _expected(two)
+    with pytest.raises(SourceError, match=r"^app.yaml#1:5:10: YAML syntax error: found unhashable key"):
+        convert_text(SOURCE, good + "---\n" + cronjob.format(i=1, spec="{? [a] : b}"), rewriter((1, 30)))
