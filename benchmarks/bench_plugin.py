@@ -134,7 +134,8 @@ def identification(name: str, argv: list[str], cwd: Path, runs: int) -> None:
     from argocd_lifecycle.plugin.documents import index_documents, walk_documents
 
     text = subprocess.run(argv, cwd=cwd, env=ENV, capture_output=True, text=True, check=True).stdout
-    lines, walk = [], []
+    lines: list[float] = []
+    walk: list[float] = []
     for _ in range(runs):
         for side, fn in ((lines, index_documents), (walk, walk_documents)):
             start = time.perf_counter()
