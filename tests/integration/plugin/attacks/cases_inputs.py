@@ -45,7 +45,11 @@ CASES = [
         {**MARKER, "app/big.yaml": ALIASES_300},
         refused="big.yaml:",
     ),
-    Attack("alias-bomb-in-the-marker-file", {"app/.argocd-lifecycle.yaml": BOMB}, refused="refused: expands to more"),
+    Attack(
+        "alias-bomb-in-the-marker-file",
+        {"app/.argocd-lifecycle.yaml": BOMB + "parameters: {values: {x: *i}}\n", "app/cm.yaml": CM},
+        refused=".argocd-lifecycle.yaml:8:4: refused: expands to more than 64 MiB",
+    ),
     Attack(
         "alias-bomb-in-values-for-parameters",
         {**CHART, "app/values.yaml": BOMB},
