@@ -4,11 +4,14 @@ The guard runs in every replica, so each may see the same held episode (Argo CD'
 spread over the replicas), and it reports every refusal. The episode is claimed on the ApplicationSet
 itself: the replica that sets ``argocd-lifecycle.io/held-since`` (a merge patch carrying the
 resourceVersion it read, so only one can win) records the ``MassDropHeld`` Event and posts the
-message; the others find it set and stay quiet. The replica that answers the ApplicationSet again removes it and records
-``MassDropReleased`` (each replica also checks once, at its first answer for an ApplicationSet, so a
-mark left by a replica that died is removed). A mark older than ten minutes is claimed again: a hold
-that lasts is told again every ten minutes. The message goes to the receiver's ``/v1/events/external`` (signed like the
-lifecycle events), its ``revision`` being the episode, so a retry is de-duplicated there.
+message; the others find it set and stay quiet. The replica that answers the ApplicationSet again
+removes it and records ``MassDropReleased`` (each replica also checks once, at its first answer for an
+ApplicationSet, so a mark left by a replica that died is removed). A look deferred from a refusal
+before that release is dropped, and a mark set while the release came is taken back: either would
+tell the over hold again and leave a mark that silences the next one. A mark older than ten minutes
+is claimed again: a hold that lasts is told again every ten minutes. The message goes to the
+receiver's ``/v1/events/external`` (signed like the lifecycle events), its ``revision`` being the
+episode, so a retry is de-duplicated there.
 
 Without Kubernetes (``--clusters-from``) there is one process, so its own episode is the episode.
 """
@@ -77,6 +80,8 @@ class HeldReporter:
         self._tasks: set[concurrent.futures.Future[None]] = set()
         self._looked: dict[str, float] = {}
         self._deferred: set[str] = set()
+        #: releases per ApplicationSet: a look deferred from before a release belongs to a hold that is over
+        self._releases: dict[str, int] = {}
         #: without Kubernetes this process is the only one: its own marks
         self._local_mark: dict[str, str] = {}
         #: episodes this replica claimed (for tests and logs)
@@ -91,21 +96,28 @@ class HeldReporter:
     def held(self, hold: Hold) -> None:
         now = time.monotonic()
         wait = self._looked.get(hold.appset, -RECHECK_SECONDS) + RECHECK_SECONDS - now
+        episode = self._releases.get(hold.appset, 0)
         if wait > 0:  # a burst of refusals: one look at the mark, at the end of the window
             if hold.appset not in self._deferred:
                 self._deferred.add(hold.appset)
-                self.loop.call_soon_threadsafe(self.loop.call_later, wait, self._look, hold)
+                self.loop.call_soon_threadsafe(self.loop.call_later, wait, self._look, hold, episode)
             return
-        self._look(hold)
+        self._look(hold, episode)
 
-    def _look(self, hold: Hold) -> None:
+    def _look(self, hold: Hold, episode: int) -> None:
         self._deferred.discard(hold.appset)
+        if self._releases.get(hold.appset, 0) != episode:
+            return  # released since: telling this hold now would mark an answered ApplicationSet held
         self._looked[hold.appset] = time.monotonic()
         if len(self._looked) > 4096:
             self._looked.clear()
-        self._spawn(self._held(hold))
+        self._spawn(self._held(hold, episode))
 
     def released(self, appset: str) -> None:
+        if len(self._releases) > 4096:
+            self._releases.clear()
+        self._releases[appset] = self._releases.get(appset, 0) + 1
+        self._deferred.discard(appset)
         self._looked.pop(appset, None)  # the next refusal is a new episode: look at once
         self._spawn(self._released(appset))
 
@@ -127,11 +139,14 @@ class HeldReporter:
             log.warning("%s", exc.message)
             return None
 
-    async def _held(self, hold: Hold) -> None:
+    async def _held(self, hold: Hold, episode: int) -> None:
         stamp = format_rfc3339(time.time())
         if self.kube is not None:
             if not await self._call(self._mark, hold.appset, stamp):
                 return  # this episode was told already (by this replica or another)
+            if self._releases.get(hold.appset, 0) != episode:  # released while marking: the mark goes
+                await self._call(self._unmark, hold.appset)
+                return
             await self._event(hold.appset, HELD_REASON, hold.message, "Warning", stamp)
         elif self._local_mark.get(hold.appset):
             return

@@ -1,9 +1,11 @@
-"""Telling a held answer without Kubernetes: once per episode, each refusal a look at most every few seconds."""
+"""Telling a held answer: once per episode, each refusal a look at most every few seconds, nothing for a
+hold that is over (a deferred look, a release while the mark is being set)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import time
+from typing import Any, ClassVar
 
 import pytest
 
@@ -57,3 +59,55 @@ def test_one_message_per_episode_and_a_burst_of_refusals_is_one_look(monkeypatch
     sent = asyncio.run(story())
     assert [url for url, _ in sent] == [Posted.external_url] * 2
     assert sent[0][1]["revision"] != sent[1][1]["revision"]
+
+
+def test_a_look_deferred_from_before_a_release_tells_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refusal inside the window defers its look; the guard answers again before the look: that hold is
+    over, so the look neither tells it again nor leaves a mark that would silence the next episode."""
+
+    async def story() -> tuple[int, int]:
+        posted = Posted()
+        reporter = HeldReporter(asyncio.get_running_loop(), "argocd", notifier=posted)  # type: ignore[arg-type]
+        monkeypatch.setattr(held, "RECHECK_SECONDS", 0.1)
+        reporter.held(HOLD)  # told
+        reporter.held(HOLD)  # deferred to the end of the window
+        await asyncio.sleep(0.02)
+        reporter.released("guestbook")  # before the deferred look
+        await asyncio.sleep(0.2)  # past the window: the deferred look has run
+        told_once = reporter.claimed
+        reporter.held(HOLD)  # a new episode is told
+        await asyncio.sleep(0.05)
+        return told_once, len(posted.sent)
+
+    assert asyncio.run(story()) == (1, 2)
+
+
+def test_a_release_while_the_mark_is_being_set_takes_the_mark_back() -> None:
+    """With Kubernetes: the guard answers again while this replica is still setting held-since (a
+    blocking call in a thread); the mark is removed again and the over hold is neither recorded nor told."""
+
+    class Racing(HeldReporter):
+        marks: ClassVar[list[str]] = []
+
+        def _mark(self, appset: str, stamp: str) -> bool:
+            self.loop.call_soon_threadsafe(self.released, appset)  # the release lands mid-claim
+            time.sleep(0.05)
+            self.marks.append("set")
+            return True
+
+        def _unmark(self, appset: str) -> bool:
+            self.marks.append("removed")
+            return True
+
+        async def _event(self, appset: str, reason: str, message: str, kind: str, stamp: str) -> None:
+            self.marks.append(reason)
+
+    async def story() -> tuple[list[str], int]:
+        posted = Posted()
+        reporter = Racing(asyncio.get_running_loop(), "argocd", kube=object(), notifier=posted)  # type: ignore[arg-type]
+        reporter.held(HOLD)
+        await asyncio.sleep(0.3)
+        return reporter.marks, len(posted.sent)
+
+    marks, sent = asyncio.run(story())
+    assert "MassDropHeld" not in marks and marks.count("removed") >= 1 and sent == 0
