@@ -112,16 +112,20 @@ class Pipeline:
 
     async def _collapse(self, event: Event, receivers: list[str]) -> Result:
         cfg, now = self.config, event.received_at
-        started, alerts, apps = await self.store.storm_add(event.cluster, event.app, now)
+        started, alerts, apps, new_app = await self.store.storm_add(event.cluster, event.app, now)
         payload = notification.collapsed(event, alerts, apps, cfg.storm_max_names).to_json()
         key = f"storm:{event.cluster}:{started}"
+        # another alert of an app the storm already names (a second trigger, or the Application
+        # deleted and created again while the cluster is down) adds nothing to tell: no update
         groups = [
             GroupUpdate(name, key, payload, self.new_id(), cfg.storm_group_wait, cfg.storm_group_interval)
             for name in receivers
+            if new_app
         ]
         if not await self.store.record(Ingest(event.fingerprint, cfg.dedupe_window, groups=groups), now):
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, event.fingerprint)
         self.metrics.collapsed.inc()
-        self.wake()
+        if groups:
+            self.wake()
         return Result(Outcome.COLLAPSED, event.fingerprint, tuple(receivers))

@@ -110,9 +110,9 @@ _STORM = """
 local p, cluster, app, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 redis.call('HSETNX', p .. 'storm:' .. cluster, 'started', now)
 local alerts = redis.call('HINCRBY', p .. 'storm:' .. cluster, 'alerts', 1)
-redis.call('SADD', p .. 'storm-apps:' .. cluster, app)
+local new = redis.call('SADD', p .. 'storm-apps:' .. cluster, app)
 local started = redis.call('HGET', p .. 'storm:' .. cluster, 'started')
-return {started, alerts, redis.call('SMEMBERS', p .. 'storm-apps:' .. cluster)}
+return {started, alerts, redis.call('SMEMBERS', p .. 'storm-apps:' .. cluster), new}
 """
 
 
@@ -173,9 +173,9 @@ class RedisState:
     async def set_cluster_phase(self, cluster: str, phase: str, now: float) -> None:
         await self.r.hset(self.p + "clusters", cluster, phase)
 
-    async def storm_add(self, cluster: str, app: str, now: float) -> tuple[float, int, list[str]]:
-        started, alerts, apps = await self._storm(args=[self.p, cluster, app, _f(now)])
-        return float(started), int(alerts), sorted(apps)
+    async def storm_add(self, cluster: str, app: str, now: float) -> tuple[float, int, list[str], bool]:
+        started, alerts, apps, new = await self._storm(args=[self.p, cluster, app, _f(now)])
+        return float(started), int(alerts), sorted(apps), int(new) == 1
 
     async def storm_clear(self, cluster: str) -> None:
         await self.r.delete(self.p + "storm:" + cluster, self.p + "storm-apps:" + cluster)

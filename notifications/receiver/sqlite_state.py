@@ -163,14 +163,14 @@ class SqliteState:
             db.execute("INSERT OR REPLACE INTO clusters VALUES (?, ?, ?)", (cluster, phase, now))
         self._phases[cluster] = phase
 
-    async def storm_add(self, cluster: str, app: str, now: float) -> tuple[float, int, list[str]]:
+    async def storm_add(self, cluster: str, app: str, now: float) -> tuple[float, int, list[str], bool]:
         async with self.tx.write() as db:
             db.execute("INSERT OR IGNORE INTO storms VALUES (?, ?, 0)", (cluster, now))
             db.execute("UPDATE storms SET alerts = alerts + 1 WHERE cluster = ?", (cluster,))
-            db.execute("INSERT OR IGNORE INTO storm_apps VALUES (?, ?)", (cluster, app))
+            new = db.execute("INSERT OR IGNORE INTO storm_apps VALUES (?, ?)", (cluster, app)).rowcount == 1
             started, alerts = db.execute("SELECT started, alerts FROM storms WHERE cluster = ?", (cluster,)).fetchone()
             apps = [r[0] for r in db.execute("SELECT app FROM storm_apps WHERE cluster = ? ORDER BY app", (cluster,))]
-        return float(started), int(alerts), apps
+        return float(started), int(alerts), apps, new
 
     async def storm_clear(self, cluster: str) -> None:
         async with self.tx.write() as db:

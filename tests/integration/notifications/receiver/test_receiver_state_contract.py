@@ -101,11 +101,11 @@ async def test_group_is_updated_in_place_then_spaced_by_the_interval(store: Stat
 async def test_replay_storm_flap_and_phase(store: StateStore) -> None:
     assert not await store.replayed("sig", NOW, 600)
     assert await store.replayed("sig", NOW + 1, 600)
-    assert await store.storm_add("edge", "a", NOW) == (NOW, 1, ["a"])
-    assert await store.storm_add("edge", "a", NOW + 1) == (NOW, 2, ["a"])
-    assert await store.storm_add("edge", "b", NOW + 2) == (NOW, 3, ["a", "b"])
+    assert await store.storm_add("edge", "a", NOW) == (NOW, 1, ["a"], True)
+    assert await store.storm_add("edge", "a", NOW + 1) == (NOW, 2, ["a"], False)
+    assert await store.storm_add("edge", "b", NOW + 2) == (NOW, 3, ["a", "b"], True)
     await store.storm_clear("edge")
-    assert await store.storm_add("edge", "c", NOW + 3) == (NOW + 3, 1, ["c"])
+    assert await store.storm_add("edge", "c", NOW + 3) == (NOW + 3, 1, ["c"], True)
     for n in range(3):
         await store.record(Ingest(f"f{n}", 60, flap_identity="id"), NOW + n)
     assert await store.flap_count("id", NOW + 3, 600) == 3

@@ -139,6 +139,26 @@ async def test_storm_message_is_updated_then_repeated_only_after_the_interval(
     assert later[0].not_before == storm.created_at + 300
 
 
+async def test_another_alert_of_an_app_the_storm_names_is_not_told_again(
+    pipeline: Pipeline, store, clock: Clock
+) -> None:
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
+    await pipeline.ingest(events.from_argocd(app_alert("a"), clock()))
+    clock.advance(11)
+    for _ in range(2):  # the lifecycle event, then the storm message
+        told = await store.claim("ops-slack", clock(), 60)
+        assert told is not None
+        await store.delivered(told.id, clock())
+    # the Application deleted and created again while its cluster is down: Argo CD alerts afresh
+    again = await pipeline.ingest(events.from_argocd(app_alert("a", revision="def456"), clock()))
+    assert again.outcome == Outcome.COLLAPSED
+    clock.advance(600)
+    assert [i for i in await pending(store) if i.receiver == "ops-slack"] == []
+    await pipeline.ingest(events.from_argocd(app_alert("b"), clock()))  # a new app is news
+    later = [i for i in await pending(store) if i.receiver == "ops-slack"]
+    assert len(later) == 1 and later[0].payload["count"] == 3
+
+
 async def test_cluster_phase_in_the_argocd_body_also_collapses(pipeline: Pipeline, store, clock: Clock) -> None:
     body = json.loads(FIXTURE.read_text())
     result = await pipeline.ingest(events.from_argocd(body, clock()))
