@@ -1,7 +1,9 @@
 """``convert`` on files: documents that need nothing are copied byte for byte, only the others are
 loaded and rewritten. A rewritten document whose only changes are its apiVersion and the
 rewritten-from annotation keeps its text with those two edits (plugin/rewrite/text_edit.py); any other
-is written out anew (its comments are not kept)."""
+is written out anew (its comments are not kept). Renames (nothing else changes, whatever the object
+holds) of documents identified from their lines are edited without loading them, when the text settles
+that loading would give the same."""
 
 from __future__ import annotations
 
@@ -49,16 +51,42 @@ def _load_together(text: str, docs: list[DocInfo]) -> dict[int, Any]:
     return {d.index: o for d, o in zip(docs, objs, strict=True)}
 
 
+def _renamed(text: str, doc: DocInfo, rewriter: Rewriter) -> tuple[str, str] | None:
+    """(new apiVersion, edited text) of a document renamed without loading it, when that gives what
+    loading it would (plugin/rewrite/text_edit.py ``renamed`` says when)."""
+    if not doc.from_lines or doc.api_version is None or doc.kind is None:
+        return None
+    to = rewriter.renamed_to(doc.api_version, doc.kind)
+    kept = None if to is None else text_edit.renamed(doc.text(text), doc.api_version, to)
+    return None if to is None or kept is None else (to, kept)
+
+
+def _identity(doc: DocInfo) -> dict[str, Any]:
+    """What messages name an object by (objects.describe), from its document's identity."""
+    meta = {"name": doc.name, "namespace": doc.namespace, "generateName": doc.generate_name}
+    return {"apiVersion": doc.api_version, "kind": doc.kind, "metadata": meta}
+
+
 def convert_text(source: Source, text: str, rewriter: Rewriter, *, keep_objects: bool = False) -> Converted:
     parts: list[str] = []
     result = Converted(source, text, False)
     docs = index(source, text)
-    wanted = [d for d in docs if keep_objects or not d.exact or rewriter.needs(d.api_version, d.kind)]
+    needed = {d.index for d in docs if keep_objects or not d.exact or rewriter.needs(d.api_version, d.kind)}
+    # renames need no object (unless every object is kept for validation)
+    candidates = [] if keep_objects else [d for d in docs if d.index in needed]
+    renamed = {d.index: r for d in candidates if (r := _renamed(text, d, rewriter)) is not None}
+    wanted = [d for d in docs if d.index in needed and d.index not in renamed]
     loaded = {} if is_json(source) else _load_together(text, [d for d in wanted if d.exact])
     for doc in docs:
         where = f"{source.label}#{doc.index}"
-        if doc.exact and not keep_objects and not rewriter.needs(doc.api_version, doc.kind):
+        if doc.index not in needed:
             parts.append(doc.text(text))
+            continue
+        if doc.index in renamed:
+            to, as_renamed = renamed[doc.index]
+            rewriter.record_rename(_identity(doc), where, str(doc.api_version), to)
+            result.changed = True
+            parts.append(as_renamed)
             continue
         obj = loaded[doc.index] if doc.index in loaded else load(source, text, doc)
         new = rewriter.rewrite(obj, where)

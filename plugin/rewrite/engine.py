@@ -43,6 +43,7 @@ class Rewriter:
         # the registry and its converters are imported by the first conversion, not here: a render
         # with nothing to convert never loads them; the opt-in table is filled by their import
         self._opt_in: dict[tuple[str, str], Step] = {}
+        self._renames: dict[tuple[str, str], str | None] = {}
         if self.policy.upgrade_hpa_v1:
             from argocd_lifecycle.plugin.rewrite import registry
 
@@ -106,16 +107,44 @@ class Rewriter:
         kept = [i for i in new if i is not DROPPED]
         return {**obj, "apiVersion": "v1", "kind": "List", "items": kept}
 
-    def _convert(self, obj: Obj, rule: ApiRule, to: str, label: str) -> Any:
+    def _steps(self, rule: ApiRule, api: str, kind: str, to: str) -> list[Step] | None:
         from argocd_lifecycle.plugin.rewrite import registry
 
-        api, kind = rule.api_version, str(obj["kind"])
-        steps = registry.chain(str(obj["apiVersion"]), kind, to)
+        steps = registry.chain(api, kind, to)
         if steps is None and rule.origin != BUILTIN:
-            steps = [registry.Step(api, kind, to, registry.rename)]  # users' rules: a rename, as they declared
+            steps = [registry.Step(rule.api_version, kind, to, registry.rename)]  # users' rules: a rename
+        return steps
+
+    def _convert(self, obj: Obj, rule: ApiRule, to: str, label: str) -> Any:
+        steps = self._steps(rule, str(obj["apiVersion"]), str(obj["kind"]), to)
         if steps is None:
             return self._removed(obj, rule, label, f"{to} exists but needs a manual migration")
         return self._run(obj, steps, str(obj["apiVersion"]), to, label)
+
+    def renamed_to(self, api_version: str, kind: str) -> str | None:
+        """The apiVersion every object with this identity is rewritten to when that rewrite is renames
+        only (apiVersion and the rewritten-from annotation change, nothing is noted): its text can be
+        edited without loading it (``record_rename`` then does what ``rewrite`` would). None otherwise."""
+        key = (api_version, kind)
+        if key not in self._renames:
+            self._renames[key] = self._rename_target(api_version, kind)
+        return self._renames[key]
+
+    def _rename_target(self, api: str, kind: str) -> str | None:
+        from argocd_lifecycle.plugin.rewrite.registry import rename
+
+        if (kind in ROLE_KINDS and self.psp_gone) or self.kb.lookup(api, kind) is None:
+            return None  # RBAC rules are looked at; no rule: nothing to rename
+        decision = decide(self.kb, self.target, api, kind)
+        if decision.action is not Action.CONVERT or not decision.to or not decision.rule:
+            return None
+        steps = self._steps(decision.rule, api, kind, decision.to)
+        return decision.to if steps is not None and all(s.fn is rename for s in steps) else None
+
+    def record_rename(self, identity: Obj, where: str, api: str, to: str) -> None:
+        """What ``rewrite`` records for an object ``renamed_to`` answered for (``identity`` holds its
+        kind and metadata identity fields)."""
+        self._done(self._label(identity, where), api, to, [], [])
 
     def _run(self, obj: Obj, steps: list[Step], api: str, to: str, label: str) -> Any:
         from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes
@@ -132,11 +161,14 @@ class Rewriter:
         meta = mapping(new.get("metadata"))
         annotations = {**mapping(meta.get("annotations")), Annotation.REWRITTEN_FROM: api}
         new = {**new, "metadata": {**meta, "annotations": annotations}}
+        self._done(label, api, to, notes.warnings, notes.infos)
+        return new
+
+    def _done(self, label: str, api: str, to: str, warnings: list[str], infos: list[str]) -> None:
         self.converted += 1
         self.infos.append(f"{label}: rewritten from {api} to {to} for Kubernetes {self.target.describe()}")
-        self.warnings.extend(f"{label}: {api} -> {to}: {message}" for message in notes.warnings)
-        self.infos.extend(f"{label}: {api} -> {to}: {message}" for message in notes.infos)
-        return new
+        self.warnings.extend(f"{label}: {api} -> {to}: {message}" for message in warnings)
+        self.infos.extend(f"{label}: {api} -> {to}: {message}" for message in infos)
 
     def _removed(self, obj: Obj, rule: ApiRule, label: str, why: str) -> Any:
         when = f"removed in {minor(rule.removed_in)}" if rule.removed_in else "not served"

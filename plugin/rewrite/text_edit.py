@@ -5,7 +5,8 @@ identified from its lines (plugin/doc_text.py proved its column-0 keys and metad
 look like), the apiVersion value is replaced in place and the annotation is added as one more line (or
 flow entry): comments and formatting stay, and no object is serialised. Anything else (another field
 changed, the annotation already there, a layout not covered) returns None and the object is written
-out as before.
+out as before. ``renamed`` makes the same edits from the text alone, for a conversion known to be a
+rename, when the text shows the document would load and carries no such annotation yet.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from argocd_lifecycle import kube_yaml
+from argocd_lifecycle import kube_yaml, yamlio
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.doc_text import FLOW_MAPPING, INDENTED, NOTHING, VALUE
 
@@ -23,6 +24,12 @@ _NEXT_COL0 = re.compile(r"\n[^ \t\n#]")
 #: values written plain here: read back as these very strings by Kubernetes and by YAML 1.1
 _SAFE_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*")
 _KEY = Annotation.REWRITTEN_FROM
+_GAP = r"(?:[ \t\n]++|#[^\n]*+)*+"
+#: where loading might fail although the stream parses (tags, anchors, aliases and deep nesting are
+#: already ruled out for a document identified from its lines): a merge key, or a mapping key that is a
+#: collection (unhashable): ``? x``, ``[a]: b``, and ``{[a]}`` or ``{a: 1, {b: 2}: 3}`` in flow mappings.
+#: Conservative: the same characters in a scalar only send the document to the loader.
+_MAY_NOT_LOAD = re.compile(rf"<<|[\]}}]{_GAP}:|[{{,]{_GAP}[\[{{]|(?:^|(?<=[ \t\n\[\]{{}},:]))\?")
 
 
 def _only_api_and_annotation(obj: Any, new: Any) -> tuple[str, str] | None:
@@ -44,7 +51,7 @@ def _only_api_and_annotation(obj: Any, new: Any) -> tuple[str, str] | None:
     if set(new_meta) != set(meta) | {"annotations"} or added != {**old, _KEY: added.get(_KEY)}:
         return None
     api, value = new.get("apiVersion"), added.get(_KEY)
-    if not all(isinstance(v, str) and _SAFE_PLAIN.fullmatch(v) and kube_yaml.is_plain_string(v) for v in (api, value)):
+    if not all(isinstance(v, str) and _plain(v) for v in (api, value)):
         return None
     return api, value  # type: ignore[return-value]
 
@@ -99,6 +106,23 @@ def _with_annotation(text: str, value: str) -> str | None:
         return text[:at] + "\n" + " " * width + entry + text[at:]
     at = m.end()
     return text[:at] + "\n" + " " * indent + "annotations:\n" + " " * (indent + 2) + entry + text[at:]
+
+
+def _plain(value: str) -> bool:
+    return _SAFE_PLAIN.fullmatch(value) is not None and kube_yaml.is_plain_string(value)
+
+
+def renamed(text: str, old: str, new: str) -> str | None:
+    """``text`` (a document identified from its lines) as ``edited`` writes it once loaded and renamed
+    from ``old`` to ``new``, when the text alone settles that: it loads (no merge or collection keys,
+    within the size limit) and has no rewritten-from annotation yet (no key spelled with an escape).
+    None: load it and let ``edited`` decide."""
+    if len(text) > yamlio.DEFAULT_LIMITS.max_expanded_bytes or "\\" in text or _KEY in text:
+        return None
+    if not (_plain(old) and _plain(new)) or _MAY_NOT_LOAD.search(text):
+        return None
+    with_api = _with_api(text, new)
+    return None if with_api is None else _with_annotation(with_api, old)
 
 
 def edited(text: str, obj: Any, new: Any) -> str | None:

@@ -1,0 +1,189 @@
+"""``convert`` renames a document identified from its lines without loading it when its rewrite is
+renames only (plugin/rewrite/text_edit.py ``renamed``). Differential: that path and loading the
+document give the same text, messages, counts and errors, on generated documents (layouts, comments,
+existing annotations, quoting, hostile keys) and on the real fixture manifests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from argocd_lifecycle.deprecations.knowledge import builtin
+from argocd_lifecycle.plugin.rewrite import text_edit
+from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
+from argocd_lifecycle.plugin.rewrite.engine import Rewriter
+from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
+from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError
+from argocd_lifecycle.plugin.rewrite.target import Target
+from tests.unit.plugin.rewrite.helpers import OWN_FIXTURES, REFERENCE_FIXTURES
+
+SOURCE = Source("app.yaml", None)
+KEY = "argocd-lifecycle.io/rewritten-from"
+
+
+def _run(text: str, version: tuple[int, int], policy: Policy) -> tuple[Any, ...]:
+    rw = Rewriter(builtin(), Target.of(version), policy)
+    try:
+        result = convert_text(SOURCE, text, rw)
+    except SourceError as exc:
+        return ("error", exc.message, rw.warnings, rw.infos, rw.problems)
+    return (result.text, result.changed, rw.warnings, rw.infos, rw.problems, rw.converted, rw.dropped)
+
+
+def _both(text: str, version: tuple[int, int], policy: Policy, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, int]:
+    """The outcome with the text path, asserted equal to the load path's; and how often renamed() edited."""
+    calls: list[bool] = []
+    real = text_edit.renamed
+
+    def counted(*args: str) -> str | None:
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(text_edit, "renamed", counted)
+        fast = _run(text, version, policy)
+    with monkeypatch.context() as m:
+        m.setattr(text_edit, "renamed", lambda *args: None)
+        loaded = _run(text, version, policy)
+    assert fast == loaded
+    return fast, sum(calls)
+
+
+RENAMES = [
+    ("batch/v1beta1", "CronJob"),
+    ("autoscaling/v2beta2", "HorizontalPodAutoscaler"),
+    ("scheduling.k8s.io/v1beta1", "PriorityClass"),
+    ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"),  # three renames in a chain
+    ("rbac.authorization.k8s.io/v1beta1", "ClusterRole"),  # its rules are looked at once PSP is gone
+    ("storage.k8s.io/v1beta1", "StorageClass"),
+    ("policy/v1beta1", "PodDisruptionBudget"),  # not a rename: always loaded
+    ("apps/v1", "Deployment"),  # nothing to do
+]
+METADATA = [
+    "metadata:\n  name: a\n",
+    "metadata:\n  name: a # c\n  namespace: 'ns'\n",
+    "metadata:\n# a comment\n    name: a\n    labels: {x: y}\n",
+    "metadata:\n  name: a\n  annotations:\n    team: x\n",
+    "metadata:\n  name: a\n  annotations:\n      # mine\n      team: x\n",
+    "metadata:\n  name: a\n  annotations:\n",
+    "metadata:\n  name: a\n  annotations: {team: x}\n",
+    "metadata:\n  generateName: a-\n  annotations:\n    'argocd-lifecycle.io/rewritten-from': x\n",
+    f"metadata:\n  name: a\n  annotations:\n    {KEY}: batch/v1alpha1\n",
+    'metadata:\n  name: a\n  annotations:\n    team: x\n    "argocd-lifecycle.io\\x2Frewritten-from": x\n',
+    'metadata:\n  name: a\n  annotations:\n    team: x\n    "argocd-lifecycle.io/rewritten-\\\n    from": x\n',
+    "metadata:\n  name: a\n  annotations:\n    team: x\n    ? argocd-lifecycle.io/rewritten-from\n    : x\n",
+    "metadata: {name: a, namespace: b} # c\n",
+    "metadata: {}\n",
+    "metadata:\n",
+    "metadata: ~\n",
+    "metadata: x\n",
+    "",
+]
+SPECS = [
+    "spec:\n  schedule: '0 3 * * *' # nightly\n",
+    "spec: {x: [1, 2], y: {z: w}}\n",
+    "spec:\n  command: [sh, -c, 'echo \"a\\b\"']\n",
+    "spec:\n  url: http://x/?q=1\n",
+    "spec: {? [a] : b}\n",
+    "spec:\n  [a, b]: c\n",
+    "spec: {[a]}\n",
+    "spec: {x: 1, {y: 2}: 3}\n",
+    "spec: {x: 1,\n  [y]: 2}\n",
+    "spec:\n  <<: {x: 1}\n",
+    "spec:\n  <<: 1\n",
+    "spec:\n  ? x\n  : y\n",
+    "spec:\n  n: 123456789012345678901234567890\n",
+    "rules:\n- resources: [podsecuritypolicies]\n  verbs: [use]\n",
+    "",
+]
+APIS = ["{api}", "'{api}'", '"{api}"', "{api} # old", "  {api}"]
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    docs = []
+    for _ in range(draw(st.integers(1, 4))):
+        api, kind = draw(st.sampled_from(RENAMES))
+        head = f"apiVersion: {draw(st.sampled_from(APIS)).format(api=api)}\nkind: {kind}\n"
+        parts = [head, draw(st.sampled_from(METADATA)), draw(st.sampled_from(SPECS))]
+        if draw(st.booleans()):
+            parts = [parts[0], parts[2], parts[1]]
+        docs.append("".join(parts))
+    return draw(st.sampled_from(["---\n", "--- # next\n", "\n---\n"])).join(docs)
+
+
+policies = st.builds(Policy, st.sampled_from(list(OnRemoved)))
+versions = st.tuples(st.just(1), st.integers(18, 37))
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(text=documents(), version=versions, policy=policies)
+def test_renaming_the_text_equals_loading_the_document(
+    text: str, version: tuple[int, int], policy: Policy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _both(text, version, policy, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted([*OWN_FIXTURES.glob("*.in.yaml"), *REFERENCE_FIXTURES.glob("*.in.yaml")]),
+    ids=lambda p: p.name,
+)
+def test_real_manifests_convert_alike_both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = path.read_text(encoding="utf-8")
+    for version in ((1, 16), (1, 22), (1, 25), (1, 29), (1, 33)):
+        for on_removed in OnRemoved:
+            _both(text, version, Policy(on_removed), monkeypatch)
+
+
+def test_renames_skip_the_loader_and_keep_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "apiVersion: 'batch/v1beta1' # old\nkind: CronJob\nmetadata: {name: a} # c\nspec: {x: 1}\n---\n"
+        "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n  namespace: ns\n"
+        "  annotations:\n    team: x\nspec: {maxReplicas: 2}\n"
+    )
+    out, edited = _both(text, (1, 30), Policy(), monkeypatch)
+    assert edited == 2
+    assert out[0] == (
+        "apiVersion: batch/v1 # old\nkind: CronJob\n"
+        f"metadata: {{name: a, annotations: {{{KEY}: batch/v1beta1}}}} # c\nspec: {{x: 1}}\n---\n"
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n  namespace: ns\n"
+        f"  annotations:\n    {KEY}: autoscaling/v2beta2\n    team: x\nspec: {{maxReplicas: 2}}\n"
+    )
+    assert out[3] == [
+        "CronJob/a (app.yaml#0): rewritten from batch/v1beta1 to batch/v1 for Kubernetes 1.30",
+        "HorizontalPodAutoscaler/ns/h (app.yaml#1): rewritten from autoscaling/v2beta2 to autoscaling/v2 "
+        "for Kubernetes 1.30",
+    ]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["{? [a] : b}", "{[a]}", "{x: 1, {y: 2}: 3}", "{<<: 1}", "{x: '\\'}", f"{{'{KEY}': 1}}"],
+)
+def test_what_the_text_cannot_settle_is_loaded(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys the loader refuses, merge keys, escapes and the annotation key anywhere: load, as before."""
+    text = f"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\nspec: {spec}\n"
+    assert text_edit.renamed(text, "batch/v1beta1", "batch/v1") is None
+    assert _both(text, (1, 30), Policy(), monkeypatch)[1] == 0
+
+
+def test_an_unhashable_key_still_fails_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\nspec: {x: 1,\n  [y]: 2}\n"
+    out, _ = _both(text, (1, 30), Policy(), monkeypatch)
+    assert out[0] == "error" and "found unhashable key" in out[1]
+
+
+def test_the_size_limit_still_applies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from argocd_lifecycle import yamlio
+
+    monkeypatch.setattr(yamlio, "DEFAULT_LIMITS", yamlio.Limits(max_expanded_bytes=100))
+    text = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\nspec:\n  x: " + "y" * 200 + "\n"
+    assert text_edit.renamed(text, "batch/v1beta1", "batch/v1") is None
