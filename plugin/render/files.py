@@ -52,20 +52,33 @@ def template_context(settings: PluginSettings) -> dict[str, Any]:
     }
 
 
-def _documents(path: Path, rel: str, settings: PluginSettings, budget: Budget, jinja: Any) -> tuple[list[Any], Any]:
+def _manifests(
+    path: Path, rel: str, settings: PluginSettings, *, budget: Budget, jinja: Any, diagnostics: Diagnostics
+) -> tuple[list[Manifest], Any]:
     text = yamlio.read_file(path, rel, settings.limits)
-    if not path.name.endswith(TEMPLATE_SUFFIX):
-        is_json = path.name.endswith(".json")
-        return load_documents(text, rel, limits=settings.limits, json_file=is_json, budget=budget), jinja
-    if jinja is None:  # imported only when a template is rendered: the plugin path stays fast
-        from argocd_lifecycle.plugin.render.jinja import JinjaRenderer
+    if path.name.endswith(TEMPLATE_SUFFIX):
+        if jinja is None:  # imported only when a template is rendered: the plugin path stays fast
+            from argocd_lifecycle.plugin.render.jinja import JinjaRenderer
 
-        jinja = JinjaRenderer(template_context(settings), max_output=settings.limits.max_expanded_bytes)
-    from argocd_lifecycle.plugin.render.jinja_values import load_rendered
+            jinja = JinjaRenderer(template_context(settings), max_output=settings.limits.max_expanded_bytes)
+        from argocd_lifecycle.plugin.render.jinja_values import load_rendered
 
-    rendered, slots = jinja.render(text, rel)
-    # JSON is YAML's flow style: JSON templates are read as YAML so printed values stay scalars there too
-    return load_rendered(rendered, rel, slots, settings.limits, budget), jinja
+        rendered, slots = jinja.render(text, rel)
+        # JSON is YAML's flow style: JSON templates are read as YAML so printed values stay scalars there too
+        docs = load_rendered(rendered, rel, slots, settings.limits, budget)
+    elif path.name.endswith(".json"):
+        docs = load_documents(text, rel, limits=settings.limits, json_file=True, budget=budget)
+    else:
+        # a YAML file is read as a tool's output is: each document identified from its text, built only
+        # when a transform changes it, and printed as written otherwise (comments and quoting kept)
+        from argocd_lifecycle.plugin import passthrough
+
+        found = passthrough.read_stream(text, rel, limits=settings.limits, budget=budget)
+        diagnostics.secrets.add(masking.from_documents(passthrough.secret_objects(found)))
+        return found, jinja
+    # a Secret's values are masked from here on, before any later problem is printed
+    diagnostics.secrets.add(masking.from_documents(docs))
+    return to_manifests(docs, rel), jinja
 
 
 def render(settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
@@ -77,10 +90,8 @@ def render(settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]
     for path in app_files(app_dir):
         rel = path.relative_to(app_dir).as_posix()
         try:
-            docs, jinja = _documents(path, rel, settings, budget, jinja)
-            # a Secret's values are masked from here on, before any later problem is printed
-            diagnostics.secrets.add(masking.from_documents(docs))
-            manifests.extend(to_manifests(docs, rel))
+            found, jinja = _manifests(path, rel, settings, budget=budget, jinja=jinja, diagnostics=diagnostics)
+            manifests.extend(found)
         except LifecycleError as exc:
             problems.extend(exc.lines())
     if problems:

@@ -62,14 +62,29 @@ def test_allow_empty(tmp_path: Path, run_plugin: RunPlugin) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
 
 
-def test_aliases_are_expanded_in_the_output(tmp_path: Path, run_plugin: RunPlugin) -> None:
-    app = write(
-        tmp_path,
-        {"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: &l {a: b}}\ndata: *l\n"},
-    )
-    result = run_plugin(app)
-    assert "&" not in result.stdout and "*" not in result.stdout
+def test_a_document_with_aliases_is_printed_as_written_and_reads_the_same(
+    tmp_path: Path, run_plugin: RunPlugin
+) -> None:
+    # loaded whole under the alias limits (tests/unit/core/test_yamlio_limits.py), printed untouched
+    doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: &l {a: b}}\ndata: *l\n"
+    result = run_plugin(write(tmp_path, {"a.yaml": doc}))
+    assert result.stdout == "---\n" + doc
     assert next(iter(yamlio.load_all(result.stdout)))["data"] == {"a": "b"}
+
+
+def test_a_plain_file_is_printed_as_written_unless_a_transform_changes_it(
+    tmp_path: Path, run_plugin: RunPlugin
+) -> None:
+    kept = (
+        "# the web tier\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web  # stays\n"
+        "spec:\n  replicas: 3\n  template: {metadata: {labels: {app: web, sha: '3141e59'}}}\n"
+    )
+    old = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\nspec:\n  schedule: '0 3 * * *'\n"
+    result = run_plugin(write(tmp_path, {"a.yaml": kept + "---\n" + old}), env={"KUBE_VERSION": "1.29.0"})
+    assert result.exit_code == 0, result.stderr
+    first, second = result.stdout.split("---\n")[1:]
+    assert first == kept  # comments, flow style and quoting as written
+    assert yamlio.load(second)["apiVersion"] == "batch/v1"  # the rewritten one is written anew
 
 
 def test_secret_values_never_reach_stderr(tmp_path: Path, run_plugin: RunPlugin) -> None:
