@@ -149,10 +149,9 @@ def convert(  # noqa: PLR0917 - one parameter per click option
     """Print the manifests converted for the target Kubernetes version (or rewrite them in place)."""
     from argocd_lifecycle.deprecations.knowledge import knowledge_base
     from argocd_lifecycle.errors import RenderError
-    from argocd_lifecycle.plugin.rewrite.convert_files import join_documents, write_in_place
+    from argocd_lifecycle.plugin.rewrite.convert_files import convert_paths, join_documents, write_in_place
     from argocd_lifecycle.plugin.rewrite.engine import Rewriter
     from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
-    from argocd_lifecycle.plugin.rewrite.scan_files import convert_paths
     from argocd_lifecycle.plugin.rewrite.target import Target
 
     try:

@@ -1,12 +1,9 @@
-"""Walk the files named on the command line for ``scan`` and ``convert``."""
+"""Walk the files named on the command line for ``scan`` (``convert``: plugin/rewrite/convert_files.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from argocd_lifecycle.errors import RenderError
-from argocd_lifecycle.plugin.rewrite.convert_files import Converted, convert_text
-from argocd_lifecycle.plugin.rewrite.engine import Rewriter
 from argocd_lifecycle.plugin.rewrite.scan import Finding, Scanner
 from argocd_lifecycle.plugin.rewrite.sources import SourceError, index, list_sources, load, read
 
@@ -40,18 +37,3 @@ def scan_paths(paths: list[str], scanner: Scanner) -> tuple[list[Finding], int, 
         except SourceError as exc:
             errors.append(exc.message)
     return findings, objects, errors
-
-
-def convert_paths(paths: list[str], rewriter: Rewriter, *, validate: bool = False) -> list[Converted]:
-    """Every file converted in memory; raises before anything is written when a file is bad."""
-    results = [convert_text(source, read(source), rewriter, keep_objects=validate) for source in list_sources(paths)]
-    if validate and rewriter.target.current is not None:
-        from argocd_lifecycle.plugin.validate import validate_objects
-
-        problems: list[str] = []
-        for version in (v for v in (rewriter.target.current, rewriter.target.upgrade_to) if v is not None):
-            report = validate_objects([o for r in results for o in r.objects], version)
-            problems.extend(report.problems)
-        if problems:
-            raise RenderError(problems[0], problems=problems)
-    return results

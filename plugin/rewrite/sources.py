@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,6 @@ import yaml
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, UsageError
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents
-from argocd_lifecycle.plugin.parse import json_syntax_error
 from argocd_lifecycle.plugin.walk import manifest_files
 
 STDIN = "-"
@@ -73,11 +71,21 @@ def index(source: Source, text: str) -> list[DocInfo]:
 
 def load(source: Source, text: str, doc: DocInfo) -> Any:
     """The full document (for inexact ones and the ones being rewritten)."""
+    if is_json(source):
+        return _load_json(source, text)
     try:
-        if is_json(source):
-            return json.loads(text)
         return yamlio.load(doc.text(text))
-    except json.JSONDecodeError as exc:
-        raise SourceError(json_syntax_error(source.label, exc)) from exc
     except yaml.YAMLError as exc:
         raise SourceError(yamlio.syntax_error(f"{source.label}#{doc.index}", exc, context=False)) from exc
+
+
+def _load_json(source: Source, text: str) -> Any:
+    # imported for JSON files only: a run on YAML never needs them
+    import json
+
+    from argocd_lifecycle.plugin.parse import json_syntax_error
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(json_syntax_error(source.label, exc)) from exc

@@ -10,6 +10,7 @@ import pytest
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.cli import main
+from tests.unit.core.test_entry import imported_modules, run_entry
 from tests.unit.plugin.helpers import Run, write
 from tests.unit.plugin.rewrite.helpers import REFERENCE_FIXTURES
 
@@ -232,3 +233,31 @@ def test_convert_reads_standard_input(capsys: pytest.CaptureFixture[str], monkey
     monkeypatch.setattr("sys.stdin", io.StringIO(CRON))
     result = run(capsys, "convert", "-", "-t", "1.25")
     assert yamlio.load(result.stdout)["apiVersion"] == "batch/v1"
+
+
+def test_convert_writes_json_files_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, {"cron.json": json.dumps(yamlio.load(CRON)), "bad.json": "{nope"})
+    result = run(capsys, "convert", str(tmp_path / "cron.json"), "-t", "1.25")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["apiVersion"] == "batch/v1"
+    bad = run(capsys, "convert", str(tmp_path / "bad.json"), "-t", "1.25")
+    assert bad.exit_code == 1 and "bad.json:1:2: JSON syntax error" in bad.stderr
+
+
+def test_convert_of_yaml_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """A new process per run: what only --in-place, --validate, JSON files or scan need is not imported."""
+    write(tmp_path, {"cron.yaml": CRON})
+    result = run_entry(tmp_path, "convert", "cron.yaml", "-t", "1.25")
+    assert result.returncode == 0, result.stderr
+    assert "apiVersion: batch/v1\n" in result.stdout
+    unused = {
+        "tempfile",
+        "shutil",
+        "jsonschema",
+        "kubernetes_validate",
+        "argocd_lifecycle.plugin.validate",
+        "argocd_lifecycle.plugin.parse",
+        "argocd_lifecycle.plugin.rewrite.scan",
+        "argocd_lifecycle.plugin.rewrite.scan_files",
+    }
+    assert imported_modules(result) & unused == set()
