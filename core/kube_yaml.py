@@ -191,7 +191,10 @@ class LoadResolver:
         if kind is ScalarNode:
             if not implicit[0]:
                 return STR
-            return MERGE if value == "<<" else plain_tag(value)
+            if value == "<<":
+                return MERGE
+            found = _cache.get(value)  # resolve_plain's memo read in place: this runs for every plain scalar
+            return found[0] if found is not None else plain_tag(value)
         return super().resolve(kind, value, implicit)  # type: ignore[misc]
 
 
