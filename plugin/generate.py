@@ -14,10 +14,13 @@ from argocd_lifecycle.plugin import guards, masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.render import detect as detect_source
-from argocd_lifecycle.plugin.render import files
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms import plan as transforms
 from argocd_lifecycle.plugin.walk import check_symlinks
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from argocd_lifecycle.plugin.render.tool import RunningTool
 
 
 @dataclass(frozen=True)
@@ -27,10 +30,14 @@ class Result:
     text: str
 
 
-def _tool_output(text: str, source: str, settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
-    # helm's and kustomize's output only: a plain app's files never load the document identification
-    from argocd_lifecycle.plugin import passthrough
+def _tool_output(
+    running: RunningTool, source: str, settings: PluginSettings, diagnostics: Diagnostics
+) -> list[Manifest]:
+    with running:
+        # imported while the tool runs, as the renderer's own checks that need not hold it back run
+        from argocd_lifecycle.plugin import passthrough
 
+        text = running.output()
     manifests = passthrough.read_stream(text, source, limits=settings.limits)
     diagnostics.secrets.add(masking.from_documents(passthrough.secret_objects(manifests)))
     return manifests
@@ -45,12 +52,15 @@ def render_manifests(settings: PluginSettings, diagnostics: Diagnostics | None =
     if source_type == "kustomize":
         from argocd_lifecycle.plugin.render import kustomize
 
-        text = kustomize.render(settings, diagnostics)
-        return source_type, _tool_output(text, "kustomize build", settings, diagnostics)
+        return source_type, _tool_output(
+            kustomize.start(settings, diagnostics), "kustomize build", settings, diagnostics
+        )
     if source_type == "helm":
         from argocd_lifecycle.plugin.render import helm
 
-        return source_type, _tool_output(helm.render(settings, diagnostics), "helm template", settings, diagnostics)
+        return source_type, _tool_output(helm.start(settings, diagnostics), "helm template", settings, diagnostics)
+    from argocd_lifecycle.plugin.render import files
+
     return source_type, files.render(settings, diagnostics)
 
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import glob
 import json
-import tempfile
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -20,8 +18,12 @@ from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.render.tool import run_tool
+from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _declared_dependencies(chart_dir: Path, limits: yamlio.Limits) -> list[dict[str, str]]:
@@ -106,20 +108,34 @@ def source_secrets(settings: PluginSettings) -> set[str]:
     return out
 
 
-def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
-    check_vendored_dependencies(settings.app_dir, settings.limits)
+def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
+    """Start ``helm template``; the vendored-dependency check runs while helm renders (it decides the
+    message, not whether helm may run: helm itself fails on a dependency missing from ``charts/``)."""
     release_of(settings)  # an unusable release name fails before helm starts
     text = values_text(settings)
-    with tempfile.TemporaryDirectory(prefix="argocd-lifecycle-values-") as tmp:
-        values_file = None
-        if text is not None:
-            values_file = Path(tmp, "values.json")
+    values_file, cleanup = None, None
+    if text is not None:
+        import tempfile  # only with values: it imports random and hashlib
+
+        tmp = tempfile.TemporaryDirectory(prefix="argocd-lifecycle-values-")
+        values_file, cleanup = Path(tmp.name, "values.json"), tmp.cleanup
+        try:
             values_file.write_text(text, encoding="utf-8")
-        return run_tool(
-            "helm",
-            helm_argv(settings, values_file),
-            cwd=settings.app_dir,
-            max_output=settings.limits.max_expanded_bytes,
-            mask=diagnostics.clean,
-            on_failure=lambda: diagnostics.secrets.add(source_secrets(settings)),
-        )
+        except OSError:
+            tmp.cleanup()
+            raise
+    return start_tool(
+        "helm",
+        helm_argv(settings, values_file),
+        cwd=settings.app_dir,
+        max_output=settings.limits.max_expanded_bytes,
+        mask=diagnostics.clean,
+        on_failure=lambda: diagnostics.secrets.add(source_secrets(settings)),
+        meanwhile=lambda: check_vendored_dependencies(settings.app_dir, settings.limits),
+        cleanup=cleanup,
+    )
+
+
+def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
+    with start(settings, diagnostics) as running:
+        return running.output()

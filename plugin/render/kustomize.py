@@ -6,18 +6,18 @@ What the kustomization may reach is checked first (kustomize_refs.py); kustomize
 
 from __future__ import annotations
 
-import shutil
-
 from argocd_lifecycle.plugin import kustomize_patches
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render import kustomize_refs
-from argocd_lifecycle.plugin.render.tool import run_tool
+from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
 
 def kustomize_argv(settings: PluginSettings) -> list[str]:
     argv = [settings.kustomize, "build"]
     if settings.parameters.enable_helm:
+        import shutil  # only here: it imports the archive modules
+
         argv.append("--enable-helm")
         helm = shutil.which(settings.helm)
         if helm:
@@ -25,14 +25,15 @@ def kustomize_argv(settings: PluginSettings) -> list[str]:
     return [*argv, "--", "."]
 
 
-def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
+def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
+    """Check what the kustomization may reach, then start kustomize; the patch warnings are read
+    while it runs (they never fail the render)."""
     params = settings.parameters
     reach = kustomize_refs.check(
         settings.app_dir, settings.repo_root, allow_remote=params.allow_remote_bases, limits=settings.limits
     )
     diagnostics.secrets.add(reach.secrets)
-    kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits)
-    return run_tool(
+    return start_tool(
         "kustomize",
         kustomize_argv(settings),
         cwd=settings.app_dir,
@@ -40,4 +41,10 @@ def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
         mask=diagnostics.clean,
         offline=not params.allow_remote_bases,
         on_failure=lambda: diagnostics.secrets.add(reach.file_secrets(settings.limits)),
+        meanwhile=lambda: kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits),
     )
+
+
+def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
+    with start(settings, diagnostics) as running:
+        return running.output()

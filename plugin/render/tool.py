@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import selectors
-import shutil
 import subprocess
 import tempfile
 import time
@@ -86,6 +85,109 @@ def _collect(proc: subprocess.Popen[bytes], tool: str, max_output: int) -> tuple
     return b"".join(out), err
 
 
+class RunningTool:
+    """A started tool. ``output()`` first does the caller's ``meanwhile`` work (checks that need not
+    hold the tool back, imports for reading its output) and then waits for the tool; leaving the
+    ``with`` block kills a tool still running, so an error on the way discards it."""
+
+    def __init__(
+        self,
+        tool: str,
+        proc: subprocess.Popen[bytes],
+        *,
+        max_output: int,
+        mask: Callable[[str], str],
+        on_failure: Callable[[], None] | None,
+        meanwhile: Callable[[], None] | None,
+        cleanup: Callable[[], None] | None,
+    ) -> None:
+        self.tool, self._proc, self._max_output = tool, proc, max_output
+        self._mask, self._on_failure, self._meanwhile, self._cleanup = mask, on_failure, meanwhile, cleanup
+
+    def __enter__(self) -> RunningTool:
+        return self
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc.poll() is None:
+            proc.kill()
+        with proc:  # closes the pipes and reaps the process
+            pass
+        if self._cleanup is not None:
+            self._cleanup()
+            self._cleanup = None
+
+    def output(self) -> str:
+        """The tool's stdout; raise ToolError with its own message, masked (``on_failure`` runs first:
+        it may teach ``mask`` more secrets)."""
+        if self._meanwhile is not None:
+            self._meanwhile()
+        proc = self._proc
+        try:
+            stdout, stderr = _collect(proc, self.tool, self._max_output)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        code = proc.wait()
+        if code != 0:
+            if self._on_failure is not None:
+                self._on_failure()
+            message = trim(self._mask(stderr.decode("utf-8", "replace"))) or "no message"
+            raise ToolError(f"{self.tool} failed (exit {code}): {message}")
+        try:
+            return stdout.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ToolError(f"{self.tool} printed text that is not UTF-8 (byte {exc.start})") from exc
+
+
+def start_tool(
+    tool: str,
+    argv: list[str],
+    *,
+    cwd: Path,
+    max_output: int,
+    mask: Callable[[str], str],
+    offline: bool = True,
+    on_failure: Callable[[], None] | None = None,
+    meanwhile: Callable[[], None] | None = None,
+    cleanup: Callable[[], None] | None = None,
+) -> RunningTool:
+    """Start ``argv`` (argv[0] is the binary, looked up on PATH) with its output piped to us; every
+    check that decides whether it may run must have passed before this is called."""
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=tool_env(offline=offline),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except FileNotFoundError as exc:
+        if cleanup is not None:
+            cleanup()
+        if exc.filename == str(cwd):  # pragma: no cover - the app folder was found a moment ago
+            raise ToolError(f"{tool} could not be started: {exc.strerror}") from exc
+        raise ToolError(
+            f"{tool} not found ({argv[0]!r}); install it or set ARGOCD_LIFECYCLE_{tool.upper()} "
+            "to its path (`make tools` builds the pinned version)"
+        ) from exc
+    except OSError as exc:
+        if cleanup is not None:
+            cleanup()
+        raise ToolError(f"{tool} could not be started: {exc.strerror}") from exc
+    return RunningTool(
+        tool, proc, max_output=max_output, mask=mask, on_failure=on_failure, meanwhile=meanwhile, cleanup=cleanup
+    )
+
+
 def run_tool(
     tool: str,
     argv: list[str],
@@ -96,38 +198,8 @@ def run_tool(
     offline: bool = True,
     on_failure: Callable[[], None] | None = None,
 ) -> str:
-    """Run ``argv`` (argv[0] is the binary) and return stdout; raise ToolError with its own message,
-    masked (``on_failure`` runs first: it may teach ``mask`` more secrets)."""
-    binary = shutil.which(argv[0])
-    if binary is None:
-        raise ToolError(
-            f"{tool} not found ({argv[0]!r}); install it or set ARGOCD_LIFECYCLE_{tool.upper()} "
-            "to its path (`make tools` builds the pinned version)"
-        )
-    try:
-        proc = subprocess.Popen(
-            [binary, *argv[1:]],
-            cwd=cwd,
-            env=tool_env(offline=offline),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except OSError as exc:
-        raise ToolError(f"{tool} could not be started: {exc.strerror}") from exc
-    with proc:
-        try:
-            stdout, stderr = _collect(proc, tool, max_output)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        code = proc.wait()
-    if code != 0:
-        if on_failure is not None:
-            on_failure()
-        message = trim(mask(stderr.decode("utf-8", "replace"))) or "no message"
-        raise ToolError(f"{tool} failed (exit {code}): {message}")
-    try:
-        return stdout.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ToolError(f"{tool} printed text that is not UTF-8 (byte {exc.start})") from exc
+    """Run ``argv`` to the end and return its stdout (see ``RunningTool.output``)."""
+    with start_tool(
+        tool, argv, cwd=cwd, max_output=max_output, mask=mask, offline=offline, on_failure=on_failure
+    ) as running:
+        return running.output()

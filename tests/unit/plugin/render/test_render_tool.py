@@ -3,12 +3,13 @@ and an environment without a way to the network; stand-in tools are shell script
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.errors import ToolError
-from argocd_lifecycle.plugin.render.tool import DEAD_PROXY, run_tool, tool_env
+from argocd_lifecycle.errors import RenderError, ToolError
+from argocd_lifecycle.plugin.render.tool import DEAD_PROXY, run_tool, start_tool, tool_env
 
 
 def script(tmp_path: Path, body: str) -> str:
@@ -56,3 +57,45 @@ def test_offline_tools_see_a_dead_proxy_and_no_git_transport() -> None:
 def test_output_that_is_not_utf8_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ToolError, match=r"printed text that is not UTF-8 \(byte 0\)"):
         run(tmp_path, "printf '\\377'\n")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_check_that_fails_while_the_tool_runs_kills_it_and_nothing_is_read(tmp_path: Path) -> None:
+    # the renderers start the tool first and run checks that need not hold it back meanwhile
+    marker = tmp_path / "printed"
+    argv = [script(tmp_path, f"sleep 5; echo out > {marker}\n")]
+    cleaned: list[bool] = []
+
+    def check() -> None:
+        raise RenderError("chart needs dependencies that are not vendored in charts/: db 1.0")
+
+    with (
+        pytest.raises(RenderError, match="not vendored"),
+        start_tool(
+            "helm",
+            argv,
+            cwd=tmp_path,
+            max_output=1 << 20,
+            mask=str,
+            meanwhile=check,
+            cleanup=lambda: cleaned.append(True),
+        ) as running,
+    ):
+        pid = running.pid
+        running.output()
+    assert not _alive(pid) and cleaned == [True] and not marker.exists()
+
+
+def test_a_tool_not_on_path_is_named_with_how_to_get_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(
+        ToolError, match=r"kustomize not found \('kustomize'\); install it or set ARGOCD_LIFECYCLE_KUSTOMIZE"
+    ):
+        run_tool("kustomize", ["kustomize", "build"], cwd=tmp_path, max_output=1024, mask=str)
