@@ -186,20 +186,3 @@ def start_tool(
     return RunningTool(
         tool, proc, max_output=max_output, mask=mask, on_failure=on_failure, meanwhile=meanwhile, cleanup=cleanup
     )
-
-
-def run_tool(
-    tool: str,
-    argv: list[str],
-    *,
-    cwd: Path,
-    max_output: int,
-    mask: Callable[[str], str],
-    offline: bool = True,
-    on_failure: Callable[[], None] | None = None,
-) -> str:
-    """Run ``argv`` to the end and return its stdout (see ``RunningTool.output``)."""
-    with start_tool(
-        tool, argv, cwd=cwd, max_output=max_output, mask=mask, offline=offline, on_failure=on_failure
-    ) as running:
-        return running.output()

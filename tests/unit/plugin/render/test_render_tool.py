@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.errors import RenderError, ToolError
-from argocd_lifecycle.plugin.render.tool import DEAD_PROXY, run_tool, start_tool, tool_env
+from argocd_lifecycle.plugin.render.tool import DEAD_PROXY, start_tool, tool_env
 
 
 def script(tmp_path: Path, body: str) -> str:
@@ -20,13 +20,14 @@ def script(tmp_path: Path, body: str) -> str:
 
 
 def run(tmp_path: Path, body: str, *, max_output: int = 1 << 20, mask: str = "") -> str:
-    return run_tool(
+    with start_tool(
         "helm",
         [script(tmp_path, body)],
         cwd=tmp_path,
         max_output=max_output,
         mask=lambda text: text.replace(mask, "***") if mask else text,
-    )
+    ) as running:
+        return running.output()
 
 
 def test_output_past_the_cap_stops_the_tool(tmp_path: Path) -> None:
@@ -98,4 +99,4 @@ def test_a_tool_not_on_path_is_named_with_how_to_get_it(tmp_path: Path, monkeypa
     with pytest.raises(
         ToolError, match=r"kustomize not found \('kustomize'\); install it or set ARGOCD_LIFECYCLE_KUSTOMIZE"
     ):
-        run_tool("kustomize", ["kustomize", "build"], cwd=tmp_path, max_output=1024, mask=str)
+        start_tool("kustomize", ["kustomize", "build"], cwd=tmp_path, max_output=1024, mask=str)
