@@ -97,7 +97,8 @@ class Reconciler:
         leading, last_full = False, 0.0
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.tick)
+                async with asyncio.timeout(self.tick):  # not wait_for: it can lose a cancel on 3.11
+                    await self._wake.wait()
             self._wake.clear()
             now_leading = self.is_leader()
             if now_leading and (not leading or loop.time() - last_full >= self.resync):

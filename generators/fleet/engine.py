@@ -288,8 +288,10 @@ class FleetEngine:
         while True:
             try:
                 if changes.empty():
-                    await asyncio.wait_for(changes.get(), timeout=max(0.0, due - loop.time()))
-                else:  # a pending Secret change first (wait_for with a zero timeout would skip it)
+                    # not wait_for: on Python 3.11 it loses a cancel that lands as the change arrives
+                    async with asyncio.timeout_at(due):
+                        await changes.get()
+                else:  # a pending Secret change first (an expired deadline would skip it)
                     changes.get_nowait()
                 await self._observe(name, None)
             except TimeoutError:

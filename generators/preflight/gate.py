@@ -231,7 +231,8 @@ class UpgradeGate:
         due = loop.time() + self.resync
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, due - loop.time()))
+                async with asyncio.timeout_at(due):  # not wait_for: it can lose a cancel on 3.11
+                    await self._wake.wait()
             self._wake.clear()
             if loop.time() >= due:
                 # a resync: leadership may have moved, a write may have failed; a cluster that is not
