@@ -259,7 +259,8 @@ class FakeKubeAPI:
                 if remaining <= 0:
                     return
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), timeout=min(remaining, 0.5))
+                    async with asyncio.timeout(min(remaining, 0.5)):  # wait_for can lose a cancel on 3.11
+                        await changed.wait()
 
         return StreamingResponse(stream(), media_type="application/json")
 
