@@ -55,8 +55,11 @@ def _renamed(text: str, doc: DocInfo, rewriter: Rewriter) -> tuple[str, str] | N
     loading it would (plugin/rewrite/text_edit.py ``renamed`` says when)."""
     if not doc.from_lines or doc.api_version is None or doc.kind is None:
         return None
-    to = rewriter.renamed_to(doc.api_version, doc.kind)
-    kept = None if to is None else text_edit.renamed(doc.text(text), doc.api_version, to)
+    own = doc.text(text)
+    if not text_edit.loads_plainly(own):
+        return None
+    to = rewriter.renamed_to(doc.api_version, doc.kind, own)
+    kept = None if to is None else text_edit.renamed(own, doc.api_version, to)
     return None if to is None or kept is None else (to, kept)
 
 

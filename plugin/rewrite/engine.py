@@ -43,7 +43,7 @@ class Rewriter:
         # the registry and its converters are imported by the first conversion, not here: a render
         # with nothing to convert never loads them; the opt-in table is filled by their import
         self._opt_in: dict[tuple[str, str], Step] = {}
-        self._renames: dict[tuple[str, str], str | None] = {}
+        self._renames: dict[tuple[str, str], tuple[str, list[Step]] | None] = {}
         if self.policy.upgrade_hpa_v1:
             from argocd_lifecycle.plugin.rewrite import registry
 
@@ -121,16 +121,18 @@ class Rewriter:
             return self._removed(obj, rule, label, f"{to} exists but needs a manual migration")
         return self._run(obj, steps, str(obj["apiVersion"]), to, label)
 
-    def renamed_to(self, api_version: str, kind: str) -> str | None:
-        """The apiVersion every object with this identity is rewritten to when that rewrite is renames
-        only (apiVersion and the rewritten-from annotation change, nothing is noted): its text can be
-        edited without loading it (``record_rename`` then does what ``rewrite`` would). None otherwise."""
+    def renamed_to(self, api_version: str, kind: str, text: str) -> str | None:
+        """The apiVersion the object of document ``text`` (no escapes, merge keys, aliases or tags) is
+        rewritten to when that rewrite is renames only (apiVersion and the rewritten-from annotation
+        change, nothing is noted): its text can be edited without loading it (``record_rename`` then
+        does what ``rewrite`` would). None otherwise."""
         key = (api_version, kind)
         if key not in self._renames:
-            self._renames[key] = self._rename_target(api_version, kind)
-        return self._renames[key]
+            self._renames[key] = self._rename_steps(api_version, kind)
+        found = self._renames[key]
+        return found[0] if found is not None and all(s.keeps(text) for s in found[1]) else None
 
-    def _rename_target(self, api: str, kind: str) -> str | None:
+    def _rename_steps(self, api: str, kind: str) -> tuple[str, list[Step]] | None:
         from argocd_lifecycle.plugin.rewrite.registry import rename
 
         if (kind in ROLE_KINDS and self.psp_gone) or self.kb.lookup(api, kind) is None:
@@ -139,7 +141,9 @@ class Rewriter:
         if decision.action is not Action.CONVERT or not decision.to or not decision.rule:
             return None
         steps = self._steps(decision.rule, api, kind, decision.to)
-        return decision.to if steps is not None and all(s.fn is rename for s in steps) else None
+        if steps is None or any(s.fn is not rename and s.keeps_unless is None for s in steps):
+            return None  # a step that may change more, whatever the text
+        return decision.to, steps
 
     def record_rename(self, identity: Obj, where: str, api: str, to: str) -> None:
         """What ``rewrite`` records for an object ``renamed_to`` answered for (``identity`` holds its

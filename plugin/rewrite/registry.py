@@ -9,6 +9,7 @@ each field rule lives in exactly one place. Converter modules register themselve
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -56,6 +57,16 @@ class Step:
     fn: Converter
     #: opt-in steps only: first minor serving ``new`` (the table has no row for a served version)
     since: tuple[int, int] | None = None
+    #: ``fn`` returns its input and notes nothing for every document whose text has no match (the
+    #: pattern finds what it reads: a field name, an empty flow mapping); None: no such promise
+    keeps_unless: re.Pattern[str] | None = None
+
+    def keeps(self, text: str) -> bool:
+        """Whether this step is a rename for the document ``text`` (which has no escapes, merge keys,
+        aliases or tags: the caller checks that)."""
+        if self.fn is rename:
+            return True
+        return self.keeps_unless is not None and self.keeps_unless.search(text) is None
 
 
 STEPS: dict[tuple[str, str], Step] = {}
@@ -64,16 +75,23 @@ OPT_IN: dict[tuple[str, str], Step] = {}
 
 
 def converter(
-    old: str, kinds: Iterable[str], new: str, *, opt_in_since: tuple[int, int] | None = None
+    old: str,
+    kinds: Iterable[str],
+    new: str,
+    *,
+    opt_in_since: tuple[int, int] | None = None,
+    keeps_unless: str | None = None,
 ) -> Callable[[Converter], Converter]:
-    """Register ``fn`` as the step from ``old`` to ``new`` for each kind (opt-in when ``opt_in_since``)."""
+    """Register ``fn`` as the step from ``old`` to ``new`` for each kind (opt-in when ``opt_in_since``).
+    ``keeps_unless``: a pattern (see Step) that is in the text of every document ``fn`` changes."""
+    pattern = re.compile(keeps_unless) if keeps_unless else None
 
     def register(fn: Converter) -> Converter:
         table = OPT_IN if opt_in_since else STEPS
         for kind in kinds:
             if (old, kind) in table:
                 raise RuntimeError(f"two converters for {old} {kind}")
-            table[(old, kind)] = Step(old, kind, new, fn, opt_in_since)
+            table[(old, kind)] = Step(old, kind, new, fn, opt_in_since, pattern)
         return fn
 
     return register
@@ -82,6 +100,10 @@ def converter(
 def rename(obj: Obj, notes: Notes) -> Obj:
     """Same fields in both versions: only apiVersion changes (the engine sets it)."""
     return obj
+
+
+#: an empty flow mapping (``{}``, ``{ }``, a comment inside): the only way to write one without a tag
+EMPTY_MAPPING = r"\{(?:[ \t\n]++|#[^\n]*+)*+\}"
 
 
 def renames(pairs: Iterable[tuple[str, Iterable[str], str]]) -> None:

@@ -112,14 +112,18 @@ def _plain(value: str) -> bool:
     return _SAFE_PLAIN.fullmatch(value) is not None and kube_yaml.is_plain_string(value)
 
 
+def loads_plainly(text: str) -> bool:
+    """Whether a document identified from its lines (no aliases, tags or deep nesting) surely loads,
+    and every key in it is spelled as it reads: no merge or collection keys, no escapes, within the
+    size limit. Then a field name absent from the text is absent from the object."""
+    return len(text) <= yamlio.DEFAULT_LIMITS.max_expanded_bytes and "\\" not in text and not _MAY_NOT_LOAD.search(text)
+
+
 def renamed(text: str, old: str, new: str) -> str | None:
-    """``text`` (a document identified from its lines) as ``edited`` writes it once loaded and renamed
-    from ``old`` to ``new``, when the text alone settles that: it loads (no merge or collection keys,
-    within the size limit) and has no rewritten-from annotation yet (no key spelled with an escape).
-    None: load it and let ``edited`` decide."""
-    if len(text) > yamlio.DEFAULT_LIMITS.max_expanded_bytes or "\\" in text or _KEY in text:
-        return None
-    if not (_plain(old) and _plain(new)) or _MAY_NOT_LOAD.search(text):
+    """``text`` (a document identified from its lines, ``loads_plainly``) as ``edited`` writes it once
+    loaded and renamed from ``old`` to ``new``, when it has no rewritten-from annotation yet. None: load
+    it and let ``edited`` decide."""
+    if _KEY in text or not (_plain(old) and _plain(new)):
         return None
     with_api = _with_api(text, new)
     return None if with_api is None else _with_annotation(with_api, old)

@@ -61,7 +61,14 @@ RENAMES = [
     ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"),  # three renames in a chain
     ("rbac.authorization.k8s.io/v1beta1", "ClusterRole"),  # its rules are looked at once PSP is gone
     ("storage.k8s.io/v1beta1", "StorageClass"),
-    ("policy/v1beta1", "PodDisruptionBudget"),  # not a rename: always loaded
+    # renames unless the text holds what their converter changes
+    ("policy/v1beta1", "PodDisruptionBudget"),  # an empty selector
+    ("autoscaling/v2beta1", "HorizontalPodAutoscaler"),  # metrics
+    ("flowcontrol.apiserver.k8s.io/v1beta2", "PriorityLevelConfiguration"),  # the concurrency shares
+    ("rbac.authorization.k8s.io/v1alpha1", "RoleBinding"),  # subjects
+    ("discovery.k8s.io/v1beta1", "EndpointSlice"),  # endpoints
+    ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration"),  # webhooks
+    ("apps/v1beta2", "Deployment"),  # never a rename for the text: always loaded
     ("apps/v1", "Deployment"),  # nothing to do
 ]
 METADATA = [
@@ -99,6 +106,16 @@ SPECS = [
     "spec:\n  ? x\n  : y\n",
     "spec:\n  n: 123456789012345678901234567890\n",
     "rules:\n- resources: [podsecuritypolicies]\n  verbs: [use]\n",
+    "spec:\n  selector: {}\n  minAvailable: 1\n",
+    "spec: {selector: { # none\n  }, maxReplicas: 2}\n",
+    "spec:\n  selector: {matchLabels: {app: a}}\n  metrics: [{type: Pods, pods: {metricName: q}}]\n",
+    "spec:\n  limited: {assuredConcurrencyShares: 5}\n",
+    "spec:\n  limited:\n    nominalConcurrencyShares: 0\n",
+    "subjects:\n- {kind: User, name: u, apiVersion: rbac.authorization.k8s.io/v1alpha1}\n",
+    "endpoints:\n- addresses: [10.0.0.1]\n  topology: {kubernetes.io/hostname: h}\n",
+    "webhooks:\n- name: a\n- name: a\n",
+    "webhooks:\n- {name: w, clientConfig: {url: 'https://x'}}\n",
+    "data: {note: metrics and subjects, webhooks: '{}'}\n",
     "",
 ]
 APIS = ["{api}", "'{api}'", '"{api}"', "{api} # old", "  {api}"]
@@ -171,7 +188,7 @@ def test_renames_skip_the_loader_and_keep_the_text(monkeypatch: pytest.MonkeyPat
 def test_what_the_text_cannot_settle_is_loaded(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys the loader refuses, merge keys, escapes and the annotation key anywhere: load, as before."""
     text = f"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\nspec: {spec}\n"
-    assert text_edit.renamed(text, "batch/v1beta1", "batch/v1") is None
+    assert not text_edit.loads_plainly(text) or text_edit.renamed(text, "batch/v1beta1", "batch/v1") is None
     assert _both(text, (1, 30), Policy(), monkeypatch)[1] == 0
 
 
@@ -186,4 +203,39 @@ def test_the_size_limit_still_applies(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(yamlio, "DEFAULT_LIMITS", yamlio.Limits(max_expanded_bytes=100))
     text = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\nspec:\n  x: " + "y" * 200 + "\n"
-    assert text_edit.renamed(text, "batch/v1beta1", "batch/v1") is None
+    assert not text_edit.loads_plainly(text)
+
+
+def test_a_converter_that_changes_nothing_the_text_holds_is_a_rename(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PodDisruptionBudget changes only when its selector is empty (``{}``, the one way to write an
+    empty mapping without a tag); any other is renamed as text."""
+    pdb = "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {{name: p}}\nspec: {spec}\n"
+    kept = pdb.format(spec="{minAvailable: 1, selector: {matchLabels: {app: a}}}")
+    out, edited = _both(kept, (1, 25), Policy(), monkeypatch)
+    assert edited == 1 and out[0].startswith("apiVersion: policy/v1\n") and "{app: a}" in out[0]
+    for empty in ("{selector: {}}", "{selector: { }}", "{selector: {  # none\n  }}"):
+        out, edited = _both(pdb.format(spec=empty), (1, 25), Policy(), monkeypatch)
+        assert edited == 0 and "selector" not in out[0] and "empty spec.selector removed" in out[2][0]
+
+
+@pytest.mark.parametrize(
+    ("api", "kind", "version", "changed"),
+    [
+        ("autoscaling/v2beta1", "HorizontalPodAutoscaler", (1, 26), "spec: {metrics: [{type: Pods, pods: {}}]}"),
+        ("flowcontrol.apiserver.k8s.io/v1beta2", "PriorityLevelConfiguration", (1, 29), "spec:\n  limited:\n"
+         "    assuredConcurrencyShares: 5\n"),
+        ("flowcontrol.apiserver.k8s.io/v1beta2", "PriorityLevelConfiguration", (1, 30), "spec:\n  limited:\n"
+         "    nominalConcurrencyShares: 0\n"),
+        ("rbac.authorization.k8s.io/v1alpha1", "RoleBinding", (1, 22), "subjects: [{kind: User, apiVersion: x}]"),
+        ("discovery.k8s.io/v1beta1", "EndpointSlice", (1, 25), "endpoints:\n- topology: {kubernetes.io/hostname: h}\n"),
+        ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration", (1, 22), "webhooks: [{name: w}]"),
+    ],
+)  # fmt: skip
+def test_each_converter_that_may_keep_is_loaded_when_the_text_holds_its_field(
+    api: str, kind: str, version: tuple[int, int], changed: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head = f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: a\n"
+    _out, edited = _both(head + "spec: {x: 1}\n", version, Policy(), monkeypatch)
+    assert edited == 1
+    out, edited = _both(head + changed.rstrip("\n") + "\n", version, Policy(), monkeypatch)
+    assert edited == 0 and out[0] != "error" and out[5] == 1
