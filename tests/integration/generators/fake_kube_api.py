@@ -72,7 +72,8 @@ class FakeKubeAPI:
         self.fail_lists = 0
         self.fail_patches = 0
         self.requests: list[tuple[str, str]] = []
-        self._cut = 0
+        #: kinds whose open (else next) watch stream is dropped: set by cut_watches, cleared by that stream
+        self._cut_pending: set[str] = set()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         # swapped for a fresh Event on every change; a Condition is not used because cancelling
@@ -170,9 +171,17 @@ class FakeKubeAPI:
             self._next_rv()
 
     def cut_watches(self) -> None:
-        """Drop every open watch connection mid-stream (no terminating chunk)."""
-        self._cut += 1
+        """Drop the watch connection of each kind mid-stream (no terminating chunk): the open one, or the
+        next one opened when none is open now (a client between two watch requests still sees the cut)."""
+        with self._lock:
+            self._cut_pending = set(self.logs)
         self._notify()
+
+    def _take_cut(self, kind: str) -> bool:
+        with self._lock:
+            cut = kind in self._cut_pending
+            self._cut_pending.discard(kind)
+        return cut
 
     def events(self) -> list[dict[str, Any]]:
         return [copy.deepcopy(e) for e in self.store["events"].values()]
@@ -230,8 +239,6 @@ class FakeKubeAPI:
         return listing
 
     def _watch(self, since: int, timeout: float, kind: str) -> Response:
-        cut_at_start = self._cut
-
         async def stream() -> AsyncIterator[bytes]:
             assert self._changed is not None
             if since < self.compacted:
@@ -253,7 +260,7 @@ class FakeKubeAPI:
                 for rv, change, obj in pending:
                     yield (json.dumps({"type": change, "object": obj}) + "\n").encode()
                     sent = rv
-                if self._cut != cut_at_start:
+                if self._take_cut(kind):
                     raise ConnectionAbortedError("watch cut by the test")
                 remaining = deadline - asyncio.get_running_loop().time()
                 if remaining <= 0:
