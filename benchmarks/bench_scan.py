@@ -159,6 +159,7 @@ def main() -> None:
     if args.smoke:
         args.runs = 1
     pluto = shutil.which("pluto")
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp)
         make_corpus(corpus, files, per_file)
@@ -227,7 +228,7 @@ def main() -> None:
 
     n = files * per_file
     print(f"corpus: {n} objects in {files} files, {len(findings)} findings for 1.33, {len(legacy)} with a rule")
-    print(f"load average: {os.getloadavg()[0]:.1f} (2 cores)\n")
+    print(f"load average: {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (2 cores)\n")
     print(f"{'side':52} {'median':>10} {'objects/s':>12}")
     for name, value in med.items():
         count = len(legacy) if "with a rule" in name else n
@@ -242,6 +243,8 @@ def main() -> None:
         print(f"scan command / pluto:         {med['argocd-lifecycle scan (process)'] / med['pluto detect-files']:.2f}")
     else:
         print("pluto: not available (the Go module proxy answers 403 for github.com/fairwindsops/pluto/v5)")
+    print(f"convert_text / floor:         {med['convert_text on every file (parse+rewrite+dump)'] / base:.2f}")
+    print(f"convert command / floor:      {med['argocd-lifecycle convert (process)'] / base:.2f}")
     print(f"convert command objects/s:    {n / med['argocd-lifecycle convert (process)']:,.0f} (target >= 20,000)")
 
 

@@ -239,3 +239,20 @@ def test_each_converter_that_may_keep_is_loaded_when_the_text_holds_its_field(
     assert edited == 1
     out, edited = _both(head + changed.rstrip("\n") + "\n", version, Policy(), monkeypatch)
     assert edited == 0 and out[0] != "error" and out[5] == 1
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "spec: " + "[" * 200 + "]" * 200,
+        "spec:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 200)) + " " * 200 + "x: 1",
+        "spec:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 9)),
+    ],
+    ids=["deep-flow", "deep-block", "alias-bomb"],
+)
+def test_a_rename_is_no_way_around_the_loader_limits(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nesting past the loader's depth limit and alias bombs are refused, as when the document is loaded."""
+    text = f"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\n{spec}\n"
+    out, edited = _both(text, (1, 30), Policy(), monkeypatch)
+    assert edited == 0 and out[0] == "error" and ": refused: " in out[1]
