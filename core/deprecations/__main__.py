@@ -42,8 +42,27 @@ def source(text: str) -> str:
     return f"{HEADER}DATA_VERSION = {data_version!r}\nRULES = (\n{body})\n"
 
 
+LISTED_HEADER = '''"""The (apiVersion, kind) of every rule in the built-in table, compiled with table.py by
+`python -m argocd_lifecycle.deprecations` (then `ruff format`): do not edit, edit the YAML. A render
+whose objects are none of these (and hold no RBAC or HPA) never imports the rules or the engine."""
+
+'''
+
+
+def listed_source(text: str) -> str:
+    """The module of the table's (apiVersion, kind) pairs, sorted."""
+    rules, _ = parse_rules(yamlio.load(text), BUILTIN)
+    pairs = "".join(
+        f"        {(r.api_version, r.kind)!r},\n" for r in sorted(rules, key=lambda r: (r.api_version, r.kind))
+    )
+    return f"{LISTED_HEADER}LISTED = frozenset(\n    (\n{pairs}    )\n)\n"
+
+
 def main() -> None:
-    COMPILED.write_text(source(TABLE.read_text(encoding="utf-8")), encoding="utf-8")
+    text = TABLE.read_text(encoding="utf-8")
+    COMPILED.write_text(source(text), encoding="utf-8")
+    # resolved: an editable install links each file, and a new file must land beside the real table
+    COMPILED.resolve().with_name("listed.py").write_text(listed_source(text), encoding="utf-8")
 
 
 if __name__ == "__main__":

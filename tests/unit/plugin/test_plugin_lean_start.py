@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.unit.core.test_entry import imported_modules, run_entry
 
 # what a plain app with nothing to rewrite never needs: the CLI, the tools' renderers and templating,
-# schema validation, the API converters, logging, the cluster client, processes and archives
+# schema validation, the deprecation rules and the rewrite engine, logging, the cluster client,
+# processes and archives
 NOT_FOR_A_PLAIN_RENDER = {
     "click",
     "jinja2",
@@ -28,6 +29,12 @@ NOT_FOR_A_PLAIN_RENDER = {
     "argocd_lifecycle.plugin.transforms.validate_schemas",
     "argocd_lifecycle.plugin.transforms.lifecycle",
     "argocd_lifecycle.plugin.rewrite.crd_checks",
+    # nothing in it is on a deprecated API: the rules and the engine stay out (plugin/rewrite/candidates.py)
+    "argocd_lifecycle.deprecations.knowledge",
+    "argocd_lifecycle.deprecations.table",
+    "argocd_lifecycle.plugin.rewrite.engine",
+    "argocd_lifecycle.plugin.rewrite.target",
+    "argocd_lifecycle.plugin.transforms.rewrite_apis",
     # the modules a render imports name typing for the type checker only (a local TYPE_CHECKING = False)
     "typing",
 }

@@ -14,7 +14,7 @@ from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
 from argocd_lifecycle.plugin.transforms.lifecycle import forbid_prune_and_delete
-from argocd_lifecycle.plugin.transforms.plan import run
+from argocd_lifecycle.plugin.transforms.plan import RewriteWhenNeeded, run
 from argocd_lifecycle.plugin.transforms.rewrite_apis import RewriteApis
 from argocd_lifecycle.plugin.transforms.validate_schemas import ValidateSchemas
 from tests.unit.plugin.transforms.helpers import hpa, obj, planned
@@ -36,7 +36,7 @@ def test_everything_on_runs_rewrite_first_and_validation_last(tmp_path: Path) ->
         ARGOCD_APP_PARAMETERS='[{"name":"validate","string":"true"}]',
     )
     assert [type(s) for s in steps] == [
-        RewriteApis,
+        RewriteWhenNeeded,
         type(drop_autoscaled_replicas),
         type(forbid_prune_and_delete),
         ValidateSchemas,
@@ -60,14 +60,15 @@ def test_the_steps_get_typed_values_from_the_settings(tmp_path: Path) -> None:
         KUBE_API_VERSIONS="v1,v1/ConfigMap",
         ARGOCD_APP_PARAMETERS=params,
     )
-    rewrite, validate = steps[0], steps[-1]
-    assert isinstance(rewrite, RewriteApis) and isinstance(validate, ValidateSchemas)
+    gate, validate = steps[0], steps[-1]
+    assert isinstance(gate, RewriteWhenNeeded) and isinstance(validate, ValidateSchemas)
+    rewrite = gate.full
     assert rewrite.policy == Policy(OnRemoved.KEEP)
     assert rewrite.target == Target.of((1, 25), upgrade_to=(1, 26), api_versions=["v1", "v1/ConfigMap"])
     assert validate.versions == ((1, 25), (1, 26))
     # the upgrade target counts only while the cluster is Upgrading
     ready = planned(tmp_path, KUBE_VERSION="1.25", ARGOCD_ENV_CLUSTER_UPGRADE_TO="1.26", ARGOCD_APP_PARAMETERS=params)
-    assert isinstance(ready[0], RewriteApis) and ready[0].target.upgrade_to is None
+    assert isinstance(ready[0], RewriteWhenNeeded) and ready[0].full.target.upgrade_to is None
     assert ready[-1] == ValidateSchemas(((1, 25),))
 
 
@@ -101,3 +102,14 @@ def test_the_built_in_table_is_built_once_per_process(tmp_path: Path, monkeypatc
     finally:
         knowledge.builtin.cache_clear()  # the next test gets the real table
     assert built == [table.DATA_VERSION]
+
+
+def test_a_render_with_nothing_the_engine_could_change_never_builds_it(tmp_path: Path) -> None:
+    gate = planned(tmp_path, KUBE_VERSION="1.29")[0]
+    assert isinstance(gate, RewriteWhenNeeded)
+    current = [obj("Deployment", "web"), obj("ConfigMap", "c", "v1")]
+    assert gate(current, Diagnostics()) is current and gate._full is None
+    old = [*current, obj("CronJob", "nightly", "batch/v1beta1")]
+    out = gate(old, Diagnostics())
+    assert gate._full is not None and out[2].obj["apiVersion"] == "batch/v1"
+    assert out[:2] == current
