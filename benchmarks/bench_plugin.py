@@ -4,6 +4,7 @@
 - 500-object Helm chart:    `argocd-lifecycle plugin generate` vs `helm template`
 - cold start of `plugin generate` on a 20-object plain app (with `python -c pass` as the floor)
 - in-process: the Kustomize and Helm output identified from its lines and by libyaml's event walk
+- in-process: a plain app's 500 files read as written (pass-through) against loaded and written out
 
 Runs alternate (ours, theirs, ours, ...) so load drifts hit both sides alike. Prints medians, ratios and
 the targets. The generated apps need no rewrite for the target, so every object passes through as the
@@ -91,11 +92,11 @@ def make_helm(root: Path, n: int) -> Path:
     return app
 
 
-def make_plain(root: Path, n: int) -> Path:
-    app = root / "plain"
+def make_plain(root: Path, n: int, name: str = "plain") -> Path:
+    app = root / name
     app.mkdir()
     for i, text in enumerate(objects(n)):
-        (app / f"o{i:02d}.yaml").write_text(text)
+        (app / f"o{i:04d}.yaml").write_text(text)
     return app
 
 
@@ -145,6 +146,27 @@ def identification(name: str, argv: list[str], cwd: Path, runs: int) -> None:
     print(f"{name:<30} identify: lines {a * 1000:6.1f} ms  event walk {b * 1000:6.1f} ms  ratio {a / b:5.2f}")
 
 
+def plain_files(name: str, app: Path, runs: int) -> None:
+    """In-process: a plain app's files read and printed as the plugin does (each document identified
+    from its text and printed as written) against loading every object and writing it out."""
+    from argocd_lifecycle import yamlio
+    from argocd_lifecycle.plugin.parse import parse_stream
+    from argocd_lifecycle.plugin.passthrough import read_stream
+
+    files = [(p.name, p.read_text()) for p in sorted(app.glob("*.yaml"))]
+    kept: list[float] = []
+    written: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        "".join(m.text or "" for name, text in files for m in read_stream(text, name))
+        kept.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        "".join(yamlio.dump(m.obj) for name, text in files for m in parse_stream(text, name))
+        written.append(time.perf_counter() - start)
+    a, b = statistics.median(kept), statistics.median(written)
+    print(f"{name:<30} as written {a * 1000:6.1f} ms  loaded + written out {b * 1000:6.1f} ms  ratio {a / b:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=21)
@@ -156,6 +178,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         kapp, happ, papp = make_kustomize(root, args.objects), make_helm(root, args.objects), make_plain(root, 20)
+        big = make_plain(root, args.objects, "plain-big")
         print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {args.runs} runs each")
         kustomize = [str(TOOLS / "kustomize"), "build", "."]
         helm = [str(TOOLS / "helm"), "template", "bench", ".", "--namespace", "bench", "--include-crds"]
@@ -181,6 +204,7 @@ def main() -> None:
         )
         identification(f"kustomize output, {args.objects}", kustomize, kapp, args.runs)
         identification(f"helm output, {args.objects}", helm, happ, args.runs)
+        plain_files(f"plain app, {args.objects} files", big, args.runs)
 
 
 if __name__ == "__main__":
