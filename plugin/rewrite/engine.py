@@ -141,7 +141,7 @@ class Rewriter:
         if decision.action is not Action.CONVERT or not decision.to or not decision.rule:
             return None
         steps = self._steps(decision.rule, api, kind, decision.to)
-        if steps is None or any(s.fn is not rename and s.keeps_unless is None for s in steps):
+        if steps is None or any(s.fn is not rename and s.keeps_text is None for s in steps):
             return None  # a step that may change more, whatever the text
         return decision.to, steps
 

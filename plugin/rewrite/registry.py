@@ -57,16 +57,16 @@ class Step:
     fn: Converter
     #: opt-in steps only: first minor serving ``new`` (the table has no row for a served version)
     since: tuple[int, int] | None = None
-    #: ``fn`` returns its input and notes nothing for every document whose text has no match (the
-    #: pattern finds what it reads: a field name, an empty flow mapping); None: no such promise
-    keeps_unless: re.Pattern[str] | None = None
+    #: True for a document text on which ``fn`` surely returns its input and notes nothing; None: no
+    #: such promise (the object is needed)
+    keeps_text: Callable[[str], bool] | None = None
 
     def keeps(self, text: str) -> bool:
-        """Whether this step is a rename for the document ``text`` (which has no escapes, merge keys,
-        aliases or tags: the caller checks that)."""
+        """Whether this step is a rename for the document ``text`` (identified from its lines, with no
+        escapes, merge keys, aliases or tags: the caller checks that)."""
         if self.fn is rename:
             return True
-        return self.keeps_unless is not None and self.keeps_unless.search(text) is None
+        return self.keeps_text is not None and self.keeps_text(text)
 
 
 STEPS: dict[tuple[str, str], Step] = {}
@@ -81,17 +81,22 @@ def converter(
     *,
     opt_in_since: tuple[int, int] | None = None,
     keeps_unless: str | None = None,
+    keeps_if: Callable[[str], bool] | None = None,
 ) -> Callable[[Converter], Converter]:
     """Register ``fn`` as the step from ``old`` to ``new`` for each kind (opt-in when ``opt_in_since``).
-    ``keeps_unless``: a pattern (see Step) that is in the text of every document ``fn`` changes."""
-    pattern = re.compile(keeps_unless) if keeps_unless else None
+    ``fn`` keeps (Step.keeps_text) every document whose text has no match of ``keeps_unless`` (what it
+    reads: a field name, an empty flow mapping), or for which ``keeps_if`` holds."""
+    keeps = keeps_if
+    if keeps_unless is not None:
+        pattern = re.compile(keeps_unless)
+        keeps = lambda text: pattern.search(text) is None  # noqa: E731 - the predicate kept per step
 
     def register(fn: Converter) -> Converter:
         table = OPT_IN if opt_in_since else STEPS
         for kind in kinds:
             if (old, kind) in table:
                 raise RuntimeError(f"two converters for {old} {kind}")
-            table[(old, kind)] = Step(old, kind, new, fn, opt_in_since, pattern)
+            table[(old, kind)] = Step(old, kind, new, fn, opt_in_since, keeps)
         return fn
 
     return register

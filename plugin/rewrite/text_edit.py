@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import yaml
+
 from argocd_lifecycle import kube_yaml, yamlio
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.doc_text import FLOW_MAPPING, INDENTED, NOTHING, VALUE
@@ -24,6 +26,7 @@ _NEXT_COL0 = re.compile(r"\n[^ \t\n#]")
 #: values written plain here: read back as these very strings by Kubernetes and by YAML 1.1
 _SAFE_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*")
 _KEY = Annotation.REWRITTEN_FROM
+_RawParser: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)
 _GAP = r"(?:[ \t\n]++|#[^\n]*+)*+"
 #: where loading might fail although the stream parses (tags, anchors, aliases and deep nesting are
 #: already ruled out for a document identified from its lines): a merge key, or a mapping key that is a
@@ -137,3 +140,55 @@ def edited(text: str, obj: Any, new: Any) -> str | None:
         return None
     with_api = _with_api(text, change[0])
     return None if with_api is None else _with_annotation(with_api, change[1])
+
+
+_COL0_LINE = re.compile(r"^[^ \t\n#]", re.M)
+#: a column-0 line of a dedented block that might be a key other than a plain one, or a marker
+_ODD_COL0 = re.compile(r"^(?:[\"'?%]|---|\.\.\.)", re.M)
+_field_lines: dict[str, re.Pattern[str]] = {}
+
+
+def has_value(text: str, top: str, key: str) -> bool:
+    """Whether ``top`` (a column-0 key of a document identified from its lines, ``loads_plainly``) is a
+    block mapping holding ``key`` once, with a value that is not null. Proved like the column-0 keys
+    (plugin/doc_text.py): the block is shifted to column 0, a ``---`` line goes before the key's line,
+    and libyaml must parse that, so the line is a key of the block and not inside a scalar or a flow.
+    False when that cannot be settled."""
+    m = re.search(rf"^{re.escape(top)}:(.*)$", text, re.M)
+    if m is None or not NOTHING.match(m.group(1)):
+        return False
+    start = m.end() + 1
+    nxt = _COL0_LINE.search(text, start)
+    lines = text[start : nxt.start() if nxt else len(text)].split("\n")
+    first = next((line for line in lines if line.strip(" ") and not line.lstrip(" ").startswith("#")), None)
+    width = len(first) - len(first.lstrip(" ")) if first else 0
+    if width == 0 or any(line[:width].strip(" ") for line in lines):
+        return False  # nothing below, or a line (a comment too) less indented than the block
+    block = "\n".join(line[width:] for line in lines)
+    pattern = _field_lines.get(key)
+    if pattern is None:
+        pattern = _field_lines[key] = re.compile(rf"^{re.escape(key)}[ \t]*:(.*)$", re.M)
+    found = list(pattern.finditer(block))
+    if len(found) != 1 or _ODD_COL0.search(block):
+        return False  # given twice (the last wins), or maybe spelled otherwise too
+    line = found[0]
+    rest = line.group(1)
+    if NOTHING.match(rest):
+        after = _COL0_LINE.search(block, line.end() + 1)
+        deeper = block[line.end() : after.start() if after else len(block)]
+        if not any(s.strip(" \t") and not s.lstrip(" \t").startswith("#") for s in deeper.split("\n")):
+            return False  # null
+    elif not rest.lstrip(" \t").startswith(("{", "[")):
+        value = VALUE.match(rest)
+        if value is None or (value.group(1) is not None and kube_yaml.plain_tag(value.group(1)) == kube_yaml.NULL):
+            return False  # null, or a scalar not read here
+    proof = block[: line.start()] + "---\n" + block[line.start() :]
+    return _RawParser is not None and _parses(proof)
+
+
+def _parses(text: str) -> bool:
+    try:
+        _RawParser(text).raw_parse()
+    except Exception:  # any refusal is libyaml's: not settled
+        return False
+    return True

@@ -68,7 +68,8 @@ RENAMES = [
     ("rbac.authorization.k8s.io/v1alpha1", "RoleBinding"),  # subjects
     ("discovery.k8s.io/v1beta1", "EndpointSlice"),  # endpoints
     ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration"),  # webhooks
-    ("apps/v1beta2", "Deployment"),  # never a rename for the text: always loaded
+    ("apps/v1beta2", "Deployment"),  # a spec.selector shown by the text
+    ("extensions/v1beta1", "ReplicaSet"),  # likewise
     ("apps/v1", "Deployment"),  # nothing to do
 ]
 METADATA = [
@@ -116,6 +117,16 @@ SPECS = [
     "webhooks:\n- name: a\n- name: a\n",
     "webhooks:\n- {name: w, clientConfig: {url: 'https://x'}}\n",
     "data: {note: metrics and subjects, webhooks: '{}'}\n",
+    "spec:\n  replicas: 2\n  selector:\n    matchLabels: {app: a}\n  template:\n    metadata: {labels: {app: a}}\n",
+    "spec:\n  selector: {matchLabels: {app: a}} # c\n  template: {metadata: {labels: {app: a}}}\n",
+    "spec:\n  template:\n    metadata:\n      labels: {app: a}\n",
+    "spec:\n  selector: ~\n  template:\n    metadata:\n      labels: {app: a}\n",
+    "spec:\n  selector:\n  template: {metadata: {labels: {app: a}}}\n",
+    "spec:\n  selector: {app: a}\n  selector : null\n  template: {metadata: {labels: {app: a}}}\n",
+    "spec:\n  note: 'x\n  selector: {app: a}'\n  template: {metadata: {labels: {app: a}}}\n",
+    "spec:\n  note: |\n    selector: x\n  template: {metadata: {labels: {b: c}}}\n",
+    "spec:\n    selector: {app: a}\n    # a comment\n    template: {}\n",
+    "spec:\n  selector:\n  - a\n",
     "",
 ]
 APIS = ["{api}", "'{api}'", '"{api}"', "{api} # old", "  {api}"]
@@ -256,3 +267,24 @@ def test_a_rename_is_no_way_around_the_loader_limits(spec: str, monkeypatch: pyt
     text = f"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\n{spec}\n"
     out, edited = _both(text, (1, 30), Policy(), monkeypatch)
     assert edited == 0 and out[0] == "error" and ": refused: " in out[1]
+
+
+@pytest.mark.parametrize(
+    ("spec", "edited"),
+    [
+        ("spec:\n  replicas: 1\n  selector:\n    matchLabels: {app: a}\n  template: {}\n", 1),
+        ("spec:\n  selector: {matchLabels: {app: a}}\n", 1),
+        ("spec:\n  template:\n    metadata:\n      labels: {app: a}\n", 0),  # a selector to write
+        ("spec:\n  selector: null\n  template:\n    metadata:\n      labels: {app: a}\n", 0),
+        ("spec:\n  selector: {app: a}\n  selector:\n  template: {metadata: {labels: {app: a}}}\n", 0),
+        ('spec:\n  x: "a\n  selector: {app: a}"\n  template: {metadata: {labels: {app: a}}}\n', 0),
+        ("spec:\n  template:\n    selector: {app: a}\n    metadata: {labels: {app: a}}\n", 0),
+        ("spec: {selector: {matchLabels: {app: a}}}\n", 0),  # flow: not read
+    ],
+)
+def test_a_beta_workload_is_renamed_as_text_when_it_shows_its_selector(
+    spec: str, edited: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = f"apiVersion: apps/v1beta2\nkind: Deployment\nmetadata:\n  name: a\n{spec}"
+    out, count = _both(text, (1, 16), Policy(), monkeypatch)
+    assert count == edited and out[0].startswith("apiVersion: apps/v1\n") and out[5] == 1
