@@ -122,6 +122,10 @@ class CapiSource:
                 self._start(SECRETS, scope, core.list_secret_for_all_namespaces, (), CLUSTER_NAME_LABEL)
 
     async def _discover(self) -> None:
+        """Ask about every kind not watched yet, then watch the served ones. No watch starts before all
+        are asked: a Clusters watch that listed alone would let the reconciler write Secrets without the
+        worker groups still being discovered (dropping the worker count, and the scaling it records)."""
+        found: list[Resource] = []
         for resource in CUSTOM_RESOURCES:
             if resource.plural in self._watched:
                 continue
@@ -131,9 +135,7 @@ class CapiSource:
                 log.warning("Cluster API: %s (asking again in %.0fs)", exc.message, self.recheck)
                 continue
             if is_served:
-                if resource is CLUSTERS:
-                    self._start_secrets()  # the kubeconfigs matter only once Clusters are watched
-                self._start_kind(resource)
+                found.append(resource)
             elif resource is CLUSTERS:
                 log.warning(
                     "Cluster API: %s/%s clusters are not served here (is Cluster API installed?)",
@@ -141,6 +143,10 @@ class CapiSource:
                     resource.version,
                 )
                 return  # nothing else matters before the Clusters
+        for resource in found:
+            if resource is CLUSTERS:
+                self._start_secrets()  # the kubeconfigs matter only once Clusters are watched
+            self._start_kind(resource)
 
     async def run(self) -> None:
         """Watch, reconcile, and ask again for kinds not served yet; stops every watch when cancelled."""
