@@ -73,6 +73,17 @@ async def eventually(check: Callable[[], Any], what: str, timeout: float = 20.0)
     return value
 
 
+async def eventually_read(check: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
+    """``eventually`` for a check that calls a server (an API read): it runs in a worker thread, less often.
+
+    On the loop, a slow call would stall the fleet sharing it: a probe whose answer waits behind it times out.
+    """
+    deadline = time.monotonic() + timeout
+    while not (value := await asyncio.to_thread(_checked, check, what, deadline)):
+        await asyncio.sleep(0.2)
+    return value
+
+
 def until(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
     """``eventually`` for code outside an event loop."""
     deadline = time.monotonic() + timeout

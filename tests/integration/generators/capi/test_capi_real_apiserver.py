@@ -25,7 +25,7 @@ from argocd_lifecycle.model import Annotation
 from tests.e2e.e2e_harness import capi, paths
 from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
 from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
-from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
+from tests.integration.generators.harness import by_name, eventually, eventually_read, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster
 
 pytestmark = pytest.mark.upstream
@@ -185,7 +185,7 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
             # CAPI initialises the control plane: the Secret appears, the gate passes
             started_at = time.monotonic()
             cluster = write_status(http, cluster, ready_status)
-            await eventually(ours, "the Argo CD cluster Secret", timeout=30)
+            await eventually_read(ours, "the Argo CD cluster Secret", timeout=30)
             await eventually(lambda: phase_of(fleet, "workload-1.capi-clusters") == "Ready", "Ready", timeout=60)
             print(f"initialised -> Ready: {time.monotonic() - started_at:.1f}s")
             secret = ours()
@@ -200,7 +200,7 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
             assert annotations()["argocd-lifecycle.io/capi-workers"] == "2"
             state = by_name(fleet)["workload-1.capi-clusters"]
             assert state.server == edge.url and state.git_version == "v1.34.2"
-            await eventually(lambda: events(NS, "Cluster", "ClusterReady"), "ClusterReady on the CAPI Cluster")
+            await eventually_read(lambda: events(NS, "Cluster", "ClusterReady"), "ClusterReady on the CAPI Cluster")
             registered = events(NS, "Cluster", "ClusterRegistered")
             assert registered and registered[0]["involvedObject"]["uid"] == cluster["metadata"]["uid"]
             assert registered[0]["involvedObject"]["apiVersion"] == "cluster.x-k8s.io/v1beta2"
@@ -208,16 +208,16 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
 
             # the desired version is raised: upgrade-to before any machine rolls, then Upgrading
             merge(http, cluster, {"spec": {"topology": {"version": "v1.35.0"}}})
-            await eventually(lambda: annotations().get(Annotation.UPGRADE_TO) == "1.35", "upgrade-to 1.35")
+            await eventually_read(lambda: annotations().get(Annotation.UPGRADE_TO) == "1.35", "upgrade-to 1.35")
             await eventually(lambda: phase_of(fleet, "workload-1.capi-clusters") == "Upgrading", "Upgrading")
             assert by_name(fleet)["workload-1.capi-clusters"].upgrade_to == "1.35"
-            await eventually(lambda: events(NS, "Cluster", "ClusterUpgradeStarted"), "mirrored UpgradeStarted")
+            await eventually_read(lambda: events(NS, "Cluster", "ClusterUpgradeStarted"), "mirrored UpgradeStarted")
 
             # workers scaled: ClusterScaled with the counts, on both objects
             merge(http, md, {"spec": {"replicas": 4}})
-            scaled = await eventually(lambda: events("argocd", "Secret", "ClusterScaled"), "ClusterScaled")
+            scaled = await eventually_read(lambda: events("argocd", "Secret", "ClusterScaled"), "ClusterScaled")
             assert scaled[0]["message"] == "workers 2 -> 4 (MachineDeployment workload-1-md-0-7xk2p 2 -> 4)"
-            await eventually(lambda: events(NS, "Cluster", "ClusterScaled"), "ClusterScaled on the Cluster")
+            await eventually_read(lambda: events(NS, "Cluster", "ClusterScaled"), "ClusterScaled on the Cluster")
             assert annotations()["argocd-lifecycle.io/capi-workers"] == "4"
 
             # scaled while no generator ran: the next one compares with what the Secret recorded
@@ -228,34 +228,36 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
             def restarted_scale() -> list[dict[str, Any]]:
                 return [e for e in events("argocd", "Secret", "ClusterScaled") if e["message"] == "workers 4 -> 5"]
 
-            await eventually(restarted_scale, "ClusterScaled after the restart", timeout=30)
+            await eventually_read(restarted_scale, "ClusterScaled after the restart", timeout=30)
             registered_again = events("argocd", "Secret", "ClusterRegistered")
             assert [e["count"] for e in registered_again] == [1]  # resumed from the Secret, not registered again
 
             # labels follow the CAPI Cluster; rotated credentials follow the kubeconfig
             merge(http, cluster, {"metadata": {"labels": {"env": "prod", "team.example.com/owner": None}}})
-            await eventually(lambda: (ours() or {})["metadata"]["labels"].get("env") == "prod", "env=prod")
+            await eventually_read(lambda: (ours() or {})["metadata"]["labels"].get("env") == "prod", "env=prod")
             assert "team.example.com/owner" not in (ours() or {})["metadata"]["labels"]
             edge.sim.token = "rotated-token"
             rotated = capi.kubeconfig_secret(cluster, capi.kubeconfig("workload-1", edge.url, edge.ca.pem,
                                                                       token="rotated-token"))  # fmt: skip
             kube.call("replace", core.replace_namespaced_secret, kubeconfig["metadata"]["name"], NS, rotated)
-            await eventually(lambda: events("argocd", "Secret", "ClusterCredentialsRotated"), "credentials rotated")
+            await eventually_read(
+                lambda: events("argocd", "Secret", "ClusterCredentialsRotated"), "credentials rotated"
+            )
 
             # CAPI deletes the Cluster: Decommissioning first, the Secret stays while the kubeconfig does
             http.delete(f"{GROUP}/clusters/workload-1").raise_for_status()
-            await eventually(lambda: annotations().get(Annotation.DECOMMISSION) == "true", "decommission")
+            await eventually_read(lambda: annotations().get(Annotation.DECOMMISSION) == "true", "decommission")
             await eventually(
                 lambda: phase_of(fleet, "workload-1.capi-clusters") == "Decommissioning", "Decommissioning"
             )
-            await eventually(lambda: annotations().get(Annotation.PHASE) == "Decommissioning", "phase written")
+            await eventually_read(lambda: annotations().get(Annotation.PHASE) == "Decommissioning", "phase written")
             assert Annotation.UPGRADE_TO not in annotations()
             await asyncio.sleep(1)
             assert ours() is not None, "deleted while CAPI still held the kubeconfig"
             kube.call("delete", core.delete_namespaced_secret, kubeconfig["metadata"]["name"], NS)
-            await eventually(lambda: ours() is None, "our Secret deleted after the kubeconfig", timeout=30)
+            await eventually_read(lambda: ours() is None, "our Secret deleted after the kubeconfig", timeout=30)
             await eventually(lambda: "workload-1.capi-clusters" not in by_name(fleet), "departed")
-            await eventually(lambda: events(NS, "Cluster", "ClusterRemoved"), "ClusterRemoved on the CAPI Cluster")
+            await eventually_read(lambda: events(NS, "Cluster", "ClusterRemoved"), "ClusterRemoved on the CAPI Cluster")
             merge(http, cluster, {"metadata": {"finalizers": None}})  # CAPI lets the Cluster go
         finally:
             http.close()
@@ -286,7 +288,7 @@ def test_a_secret_we_did_not_create_is_never_touched(management: Cluster, tmp_pa
             cluster = create(http, capi.fixture("cluster-plain"))
             config = capi.kubeconfig("edge-1", edge.url, edge.ca.pem, token=edge.sim.token)
             kube.call("create", core.create_namespaced_secret, NS, capi.kubeconfig_secret(cluster, config))
-            conflict = await eventually(lambda: warnings("ClusterSecretConflict"), "the conflict Warning")
+            conflict = await eventually_read(lambda: warnings("ClusterSecretConflict"), "the conflict Warning")
             assert conflict[0]["type"] == "Warning" and "not managed by argocd-lifecycle" in conflict[0]["message"]
             http.delete(f"{GROUP}/clusters/edge-1").raise_for_status()  # not even a deletion moves it
             await asyncio.sleep(2)
@@ -325,7 +327,7 @@ def test_an_unusable_kubeconfig_is_a_warning_on_the_cluster_and_no_secret(manage
                 return [e for e in listing["items"]
                         if e["reason"] == "InvalidKubeconfig" and e["involvedObject"]["name"] == "exec-1"]  # fmt: skip
 
-            event = (await eventually(warned, "the InvalidKubeconfig Warning"))[0]
+            event = (await eventually_read(warned, "the InvalidKubeconfig Warning"))[0]
             assert "exec (an exec credential plugin) is not supported" in event["message"]
             listing = kube.call("list", core.list_namespaced_secret, "argocd")
             assert "capi.capi-clusters.exec-1" not in {s["metadata"]["name"] for s in listing["items"]}
