@@ -155,7 +155,7 @@ def bounded(measurement: Coroutine[Any, Any, T], what: str, events: int) -> T:
     """Run one measurement with a deadline: a server that stops answering ends the run with a message
     instead of a hang (a healthy one needs well under a millisecond per event)."""
     try:
-        return asyncio.run(asyncio.wait_for(measurement, timeout=30 + events / 100))
+        return asyncio.run(asyncio.wait_for(measurement, timeout=30 + events / 100))  # noqa: TID251 - no loop around it
     except TimeoutError:
         raise SystemExit(f"{what}: {events} events did not complete within {30 + events / 100:.0f}s") from None
 

@@ -90,8 +90,11 @@ class Deliverer:
                 log.warning("outbox claim for %s failed: %s", name, exc)
                 item = None
             if item is None:
+                # asyncio.timeout, not wait_for: on 3.11 wait_for drops a cancel that lands as the event
+                # is set, and the loop would outlive the receiver's shutdown
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wakeup.wait(), POLL_SECONDS)
+                    async with asyncio.timeout(POLL_SECONDS):
+                        await wakeup.wait()
                 continue
             while (wait := self.limiters[name].reserve(self.clock())) > 0:
                 await asyncio.sleep(wait)

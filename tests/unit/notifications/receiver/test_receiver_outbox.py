@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -148,3 +149,16 @@ def test_rate_limiter_allows_a_burst_then_spaces_messages() -> None:
     assert limiter.reserve(now) == pytest.approx(3.0)  # one every 3 s after the burst
     assert limiter.reserve(now + 3.0) == 0.0
     assert RateLimiter(None).reserve(now) == 0.0
+
+
+async def test_a_delivery_loop_ends_when_cancelled_as_it_is_woken(parts) -> None:
+    # on 3.11, asyncio.wait_for drops a cancel that lands as the event it waits on is set: the loop
+    # went on polling and the receiver's shutdown waited for it for ever
+    _, deliverer, _ = parts
+    task = asyncio.create_task(deliverer.run())
+    for _ in range(20):  # let every sink's loop find the outbox empty and wait to be woken
+        await asyncio.sleep(0)
+    deliverer.wake()
+    task.cancel()
+    await asyncio.wait({task}, timeout=10)
+    assert task.cancelled(), "the delivery loop still runs after the cancel"
