@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.errors import LifecycleError, UsageError
+from argocd_lifecycle.errors import ConfigError, LifecycleError, UsageError
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents
 from argocd_lifecycle.plugin.walk import manifest_files
 
@@ -44,15 +44,18 @@ def list_sources(paths: list[str]) -> list[Source]:
     return out
 
 
-def read(source: Source) -> str:
+def read(source: Source, limits: yamlio.Limits = yamlio.DEFAULT_LIMITS) -> str:
+    """The text of a source, bounded as the plugin bounds a file (a regular file of at most
+    ``limits.max_file_bytes``, opened without blocking: a FIFO in a repository cannot hang a scan)."""
     if source.path is None:
-        return sys.stdin.read()
+        text = sys.stdin.read(limits.max_file_bytes + 1)
+        if len(text) > limits.max_file_bytes:
+            raise SourceError(f"{source.label}: refused: over the {yamlio.format_size(limits.max_file_bytes)} limit")
+        return text
     try:
-        return source.path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"{source.label}: not UTF-8 text (byte {exc.start})") from exc
-    except OSError as exc:
-        raise SourceError(f"{source.label}: cannot be read ({exc.strerror or type(exc).__name__})") from exc
+        return yamlio.read_file(source.path, source.label, limits)
+    except ConfigError as exc:
+        raise SourceError(exc.message) from exc
 
 
 def is_json(source: Source) -> bool:

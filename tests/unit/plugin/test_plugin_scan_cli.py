@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -261,3 +262,22 @@ def test_convert_of_yaml_imports_only_what_it_uses(tmp_path: Path) -> None:
         "argocd_lifecycle.plugin.rewrite.scan_files",
     }
     assert imported_modules(result) & unused == set()
+
+
+def test_a_file_past_the_size_limit_or_a_fifo_is_refused_and_the_rest_still_scanned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a repository is hostile: a 10 MiB+ file is not read into memory, and a FIFO cannot hang the run
+    write(tmp_path, {"a.yaml": CRON})
+    (tmp_path / "big.yaml").write_text("# " + "x" * (yamlio.DEFAULT_LIMITS.max_file_bytes + 10) + "\n")
+    os.mkfifo(tmp_path / "pipe.yaml")
+    result = run(capsys, "scan", str(tmp_path), "-t", "1.25")
+    assert result.exit_code == 1
+    assert f"error: {tmp_path.as_posix()}/big.yaml: refused: file is 10.0 MiB, over the 10 MiB limit" in result.stderr
+    assert f"error: {tmp_path.as_posix()}/pipe.yaml: refused: not a regular file" in result.stderr
+    assert "nightly" in result.stdout and "Traceback" not in result.stderr
+    # convert changes nothing when a file cannot be read: the first one is named
+    result = run(capsys, "convert", str(tmp_path), "-t", "1.25", "--in-place")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert "big.yaml: refused: file is 10.0 MiB" in result.stderr and "Traceback" not in result.stderr
+    assert (tmp_path / "a.yaml").read_text() == CRON
