@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from argocd_lifecycle.deprecations.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite.candidates import ROLE_KINDS
 from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, decide, usable
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 #: emitted instead of an object that the ``drop`` policy removed
 DROPPED: None = None
-ROLE_KINDS = ("ClusterRole", "Role")
 
 
 @dataclass
