@@ -6,7 +6,6 @@ What the kustomization may reach is checked first (kustomize_refs.py); kustomize
 
 from __future__ import annotations
 
-from argocd_lifecycle.plugin import kustomize_patches
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render import kustomize_refs
 from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
@@ -41,8 +40,15 @@ def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
         mask=diagnostics.clean,
         offline=not params.allow_remote_bases,
         on_failure=lambda: diagnostics.secrets.add(reach.file_secrets(settings.limits)),
-        meanwhile=lambda: kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits),
+        meanwhile=lambda: _warn_unmergeable(settings, diagnostics),
     )
+
+
+def _warn_unmergeable(settings: PluginSettings, diagnostics: Diagnostics) -> None:
+    # imported here, while kustomize runs: the warnings read the deprecation rules
+    from argocd_lifecycle.plugin import kustomize_patches
+
+    kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits)
 
 
 def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import selectors
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,8 +30,10 @@ _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_pr
 
 def tool_env(*, offline: bool) -> dict[str, str]:
     env = dict(os.environ)
-    # Helm wants writable cache/config folders; the sidecar's HOME may be read-only, /tmp is private.
-    base = Path(tempfile.gettempdir()) / "argocd-lifecycle-helm"
+    # Helm wants writable cache/config folders; the sidecar's HOME may be read-only, /tmp is its own
+    # emptyDir. The folder tempfile.gettempdir() would pick there, without importing tempfile (shutil,
+    # random) and writing its probe file at every render.
+    base = Path(os.environ.get("TMPDIR") or "/tmp") / "argocd-lifecycle-helm"  # noqa: S108
     for var, sub in (
         ("HELM_CACHE_HOME", "cache"),
         ("HELM_CONFIG_HOME", "config"),
