@@ -112,6 +112,9 @@ def run_command(path: Path, kube_version: str | None) -> int:
     except Exception as exc:  # a bug must still end as one line, never a traceback with values in it
         return _fail(diagnostics, [f"internal error ({type(exc).__name__}): {exc}"])
     sys.stderr.write("".join(line + "\n" for line in diagnostics.rendered()))
-    sys.stdout.write(result.text)
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(result.text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away before the end: the render did not arrive
+        return 1
     return 0

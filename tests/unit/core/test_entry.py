@@ -10,9 +10,13 @@ import sys
 from pathlib import Path
 
 # Runs the entry point as the console script would, then writes every module it imported (last line of stderr).
+# The render's fast path leaves through os._exit (no exit handlers run), so the probe wraps that too.
 PROBE = """
-import atexit, json, sys
-atexit.register(lambda: sys.stderr.write("\\n" + json.dumps(sorted(sys.modules)) + "\\n"))
+import atexit, json, os, sys
+report = lambda: sys.stderr.write("\\n" + json.dumps(sorted(sys.modules)) + "\\n")
+atexit.register(report)
+leave = os._exit
+os._exit = lambda code: (report(), sys.stderr.flush(), leave(code))
 sys.argv = ["argocd-lifecycle", *sys.argv[1:]]
 from argocd_lifecycle.entry import main
 main()
@@ -54,3 +58,21 @@ def test_anything_else_goes_through_click(tmp_path: Path) -> None:
     result = run_entry(tmp_path, "--version")
     assert result.returncode == 0 and result.stdout == "argocd-lifecycle, version 0.1.0\n"
     assert "click" in imported_modules(result)
+
+
+def test_a_reader_that_goes_away_gets_exit_1_and_no_traceback(tmp_path: Path) -> None:
+    # more than a pipe holds, so the write meets the closed pipe
+    body = "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n" for i in range(5000))
+    (tmp_path / "cms.yaml").write_text(body)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROBE, "plugin", "generate"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err
