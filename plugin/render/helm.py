@@ -134,8 +134,3 @@ def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
         meanwhile=lambda: check_vendored_dependencies(settings.app_dir, settings.limits),
         cleanup=cleanup,
     )
-
-
-def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
-    with start(settings, diagnostics) as running:
-        return running.output()

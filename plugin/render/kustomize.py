@@ -49,8 +49,3 @@ def _warn_unmergeable(settings: PluginSettings, diagnostics: Diagnostics) -> Non
     from argocd_lifecycle.plugin import kustomize_patches
 
     kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits)
-
-
-def render(settings: PluginSettings, diagnostics: Diagnostics) -> str:
-    with start(settings, diagnostics) as running:
-        return running.output()
