@@ -130,8 +130,8 @@ hook Job creates once with `argocd-lifecycle ensure-secret`: a list of (name, ke
 
 {{/*
 An ingress-only NetworkPolicy's peers: Argo CD's pods with `labels` (else `defaultLabels`; this
-namespace), our own components in `components`, the metrics scrapers of global.networkPolicy, then
-`extraIngressFrom`. Label maps default in the template, not in values.yaml, because Helm merges a map
+namespace), our own components in `components`, the metrics scrapers of global.networkPolicy (their pods
+in their one namespace), then `extraIngressFrom`. Label maps default in the template, not in values.yaml, because Helm merges a map
 from the user's values into the default one: a selector set by the user must replace ours.
 Pass (dict "context" $ "labels" MAP "defaultLabels" MAP "components" LIST "values" .Values.<component>).
 */}}
@@ -143,8 +143,12 @@ Pass (dict "context" $ "labels" MAP "defaultLabels" MAP "components" LIST "value
 {{- end -}}
 {{- $scrapers := $ctx.Values.global.networkPolicy.metricsScrapers -}}
 {{- if $scrapers.enabled -}}
+{{- if not $scrapers.namespace -}}
+{{- fail "global.networkPolicy.metricsScrapers.namespace is empty: name the namespace your metrics scrapers run in (an empty one would admit pods of every namespace), or set global.networkPolicy.metricsScrapers.enabled=false" -}}
+{{- end -}}
 {{- $scraperLabels := $scrapers.podLabels | default (dict "app.kubernetes.io/name" "prometheus") -}}
-{{- $namespaces := ternary (dict "matchLabels" $scrapers.namespaceLabels) dict (not (empty $scrapers.namespaceLabels)) -}}
+{{- /* kubernetes.io/metadata.name is set by the API server to the namespace's name: no tenant can forge it */ -}}
+{{- $namespaces := dict "matchLabels" (dict "kubernetes.io/metadata.name" $scrapers.namespace) -}}
 {{- $peers = append $peers (dict "namespaceSelector" $namespaces "podSelector" (dict "matchLabels" $scraperLabels)) -}}
 {{- end -}}
 {{- toYaml (dict "peers" (concat $peers .values.networkPolicy.extraIngressFrom)) -}}

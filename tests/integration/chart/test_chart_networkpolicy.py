@@ -1,5 +1,6 @@
 """NetworkPolicies, on by default: the generator admits only Argo CD's ApplicationSet controller, the
-receiver only Argo CD's notifications controller and our generator; both admit the metrics scrapers."""
+receiver only Argo CD's notifications controller and our generator; both admit the metrics scrapers of one
+named namespace (the fleet page and cluster list share their port and need no token)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ import yaml
 
 from tests.e2e.e2e_harness import paths
 from tests.integration.chart.chartkit import find, one, render, render_error
+from tests.integration.chart.realapi import RealApi, status_message
 
 pytestmark = pytest.mark.upstream
 
-SCRAPER = {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}
+SCRAPER = {
+    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+    "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}},
+}
 RECEIVER_ON = ("ha-redis-values.yaml",)
 
 
@@ -94,7 +99,7 @@ def test_the_selectors_and_scrapers_are_overridable(tmp_path: Path) -> None:
                     "networkPolicy": {
                         "metricsScrapers": {
                             "podLabels": {"app": "vmagent"},
-                            "namespaceLabels": {"kubernetes.io/metadata.name": "monitoring"},
+                            "namespace": "observability",
                         }
                     }
                 },
@@ -106,7 +111,7 @@ def test_the_selectors_and_scrapers_are_overridable(tmp_path: Path) -> None:
     assert peers(policy) == [
         {"podSelector": {"matchLabels": {"app": "appset"}}},
         {
-            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "observability"}},
             "podSelector": {"matchLabels": {"app": "vmagent"}},
         },
     ]
@@ -128,3 +133,48 @@ def test_off_when_asked() -> None:
         values=RECEIVER_ON, sets=("generator.networkPolicy.enabled=false", "receiver.networkPolicy.enabled=false")
     )
     assert not find(docs, "NetworkPolicy")
+
+
+@pytest.mark.parametrize(
+    "unset", ["global.networkPolicy.metricsScrapers.namespace=", "global.networkPolicy.metricsScrapers.namespace=null"]
+)
+def test_scrapers_of_every_namespace_are_refused(unset: str) -> None:
+    # `namespaceSelector: {}` admitted a pod labelled app.kubernetes.io/name=prometheus in any namespace,
+    # a tenant's too, to the fleet page and the cluster list
+    for values in ((), RECEIVER_ON):
+        message = render_error(values=values, sets=(unset,))
+        assert "global.networkPolicy.metricsScrapers.namespace is empty: name the namespace" in message
+        assert "Traceback" not in message and "panic" not in message
+    receiver_only = render_error(values=RECEIVER_ON, sets=(unset, "generator.networkPolicy.enabled=false"))
+    assert "metricsScrapers.namespace is empty" in receiver_only
+    # nothing to pin without a policy that admits scrapers
+    assert not find(render(sets=(unset, "generator.networkPolicy.enabled=false")), "NetworkPolicy")
+    assert find(render(sets=(unset, "global.networkPolicy.metricsScrapers.enabled=false")), "NetworkPolicy")
+    assert (
+        "does not match pattern"
+        in render_error(sets=("global.networkPolicy.metricsScrapers.namespace=Not_A_Name",)).lower()
+    )
+
+
+def test_the_old_any_namespace_value_is_refused() -> None:
+    message = render_error(sets=("global.networkPolicy.metricsScrapers.namespaceLabels.team=ops",))
+    assert "namespaceLabels" in message
+
+
+def test_a_tenant_cannot_give_its_namespace_the_scrapers_name(real_api: RealApi) -> None:
+    """The peer selects the namespace by `kubernetes.io/metadata.name`, which the real API server sets to
+    the namespace's own name on every write: a tenant namespace labelled `monitoring` stays itself."""
+    namespaces = "/api/v1/namespaces"
+    forged = {"metadata": {"name": "tenant-forger", "labels": {"kubernetes.io/metadata.name": "monitoring"}}}
+    with real_api.cluster.http() as admin:
+        created = admin.post(namespaces, json=forged)
+        assert created.status_code == 201, status_message(created)
+        assert created.json()["metadata"]["labels"]["kubernetes.io/metadata.name"] == "tenant-forger"
+        patched = admin.patch(
+            f"{namespaces}/tenant-forger", headers={"Content-Type": "application/merge-patch+json"},
+            json={"metadata": {"labels": {"kubernetes.io/metadata.name": "monitoring"}}},
+        )  # fmt: skip
+        assert patched.status_code == 200, status_message(patched)
+        assert patched.json()["metadata"]["labels"]["kubernetes.io/metadata.name"] == "tenant-forger"
+        selected = admin.get(namespaces, params={"labelSelector": "kubernetes.io/metadata.name=monitoring"})
+        assert [n["metadata"]["name"] for n in selected.json()["items"]] in ([], ["monitoring"])
