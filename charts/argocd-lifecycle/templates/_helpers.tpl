@@ -131,8 +131,9 @@ hook Job creates once with `argocd-lifecycle ensure-secret`: a list of (name, ke
 {{/*
 An ingress-only NetworkPolicy's peers: Argo CD's pods with `labels` (else `defaultLabels`; this
 namespace), our own components in `components`, the metrics scrapers of global.networkPolicy (their pods
-in their one namespace), then `extraIngressFrom`. Label maps default in the template, not in values.yaml, because Helm merges a map
-from the user's values into the default one: a selector set by the user must replace ours.
+in their one namespace), then `extraIngressFrom`. Label maps default in the template, not in
+values.yaml, because Helm merges a map from the user's values into the default one: a selector set by
+the user must replace ours.
 Pass (dict "context" $ "labels" MAP "defaultLabels" MAP "components" LIST "values" .Values.<component>).
 */}}
 {{- define "argocd-lifecycle.networkPolicy.peers" -}}

@@ -22,7 +22,7 @@ SCENARIOS = sorted(p.name for p in (CHART / "ci").glob("*-values.yaml"))
 KUBE_VERSIONS = ("1.29.0", "1.34.0")
 # ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1) is served from 1.30: older clusters turn it off
 ADMISSION_POLICY_SINCE = (1, 30)
-OLD_CLUSTER_SETS = ("generator.admissionPolicy.enabled=false",)
+OLD_CLUSTER_SETS = ("generator.admissionPolicy.enabled=false", "secretInit.admissionPolicy.enabled=false")
 RELEASE = "argocd-lifecycle"
 NAMESPACE = "argocd"
 

@@ -212,7 +212,7 @@ def test_impersonating_the_generator_meets_the_same_policy(api: RealApi, generat
 def test_the_policy_names_the_rendered_service_account() -> None:
     # the identity the policy matches is the one the Deployment runs as
     docs = render()
-    policy = one(docs, "ValidatingAdmissionPolicy")
+    policy = one(docs, "ValidatingAdmissionPolicy", POLICY)
     account = one(docs, "Deployment")["spec"]["template"]["spec"]["serviceAccountName"]
     (condition,) = policy["spec"]["matchConditions"]
     assert condition["expression"] == f'request.userInfo.username == "system:serviceaccount:{NAMESPACE}:{account}"'

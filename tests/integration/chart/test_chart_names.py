@@ -30,7 +30,10 @@ def test_every_object_is_labelled_and_named_for_the_release(scenario: str) -> No
         assert meta["name"].startswith("argocd-lifecycle"), meta["name"]
         if doc["kind"] in CLUSTER_SCOPED:
             # one per release and namespace: two Argo CDs in one cluster must not share it
-            assert "namespace" not in meta and meta["name"] == f"argocd-lifecycle-generator.{NAMESPACE}"
+            assert "namespace" not in meta and meta["name"] in (
+                f"argocd-lifecycle-generator.{NAMESPACE}",
+                f"argocd-lifecycle-secret-init.{NAMESPACE}",
+            )
         else:
             assert meta["namespace"] == NAMESPACE, meta["name"]
             assert len(meta["name"]) <= 63
@@ -46,10 +49,14 @@ def test_release_name_and_overrides() -> None:
     assert {d["metadata"]["labels"]["app.kubernetes.io/name"] for d in docs} == {"life"}
     docs = render(sets=("namespaceOverride=gitops",))
     assert {d["metadata"].get("namespace") for d in docs} == {"gitops", None}
-    assert one(docs, "ValidatingAdmissionPolicy")["metadata"]["name"] == "argocd-lifecycle-generator.gitops"
+    policy = one(docs, "ValidatingAdmissionPolicy", "argocd-lifecycle-generator.gitops")
     assert (
-        one(docs, "ValidatingAdmissionPolicy")["spec"]["matchConditions"][0]["expression"]
+        policy["spec"]["matchConditions"][0]["expression"]
         == 'request.userInfo.username == "system:serviceaccount:gitops:argocd-lifecycle-generator"'
+    )
+    hook = one(docs, "ValidatingAdmissionPolicy", "argocd-lifecycle-secret-init.gitops")
+    assert (
+        "system:serviceaccount:gitops:argocd-lifecycle-secret-init" in hook["spec"]["matchConditions"][0]["expression"]
     )
     deployment = one(docs, "Deployment")
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]

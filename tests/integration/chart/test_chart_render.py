@@ -7,6 +7,7 @@ import pytest
 from tests.integration.chart.chartkit import (
     CHART,
     KUBE_VERSIONS,
+    OLD_CLUSTER_SETS,
     SCENARIOS,
     helm,
     render,
@@ -18,7 +19,8 @@ from tests.integration.chart.chartkit import (
 pytestmark = pytest.mark.upstream
 
 HOOKS = {"Job": 1, "Role": 1, "RoleBinding": 1, "ServiceAccount": 1}  # the secret-init hook
-POLICY = {"ValidatingAdmissionPolicy": 1, "ValidatingAdmissionPolicyBinding": 1}
+# the generator's and the secret-init hook's
+POLICY = {"ValidatingAdmissionPolicy": 2, "ValidatingAdmissionPolicyBinding": 2}
 EXPECTED_KINDS = {
     "default-values.yaml": {
         "ConfigMap": 3,  # plugin-generator wiring, plugin.yaml, notifications catalog
@@ -107,6 +109,10 @@ def test_strict_validation_catches_an_unknown_field() -> None:
 def test_the_admission_policy_needs_1_30_and_says_which_value_turns_it_off() -> None:
     proc = helm("template", "x", str(CHART), "--kube-version", "1.29.9")
     assert proc.returncode != 0
+    # one message names every value that turns a policy off
+    assert "secretInit.admissionPolicy.enabled needs Kubernetes >= 1.30" in proc.stderr
+    assert "set secretInit.admissionPolicy.enabled=false and generator.admissionPolicy.enabled=false" in proc.stderr
+    proc = helm("template", "x", str(CHART), "--kube-version", "1.29.9", "--set", OLD_CLUSTER_SETS[1])
     assert "generator.admissionPolicy.enabled needs Kubernetes >= 1.30" in proc.stderr
     assert "set generator.admissionPolicy.enabled=false" in proc.stderr
     assert not [d for d in render(kube_version="1.29.9", sets=version_sets("1.29.9")) if "Validating" in d["kind"]]

@@ -1,23 +1,29 @@
 """The token Secrets come from the secret-init hook Job, never from a render: the Job's own argv runs
 `argocd-lifecycle ensure-secret` as the Job's ServiceAccount on the real kube-apiserver, with the
-Role the chart renders for it."""
+Role and the admission policy the chart renders for it (RBAC cannot limit `create` to names; the policy
+limits it to the generated Secrets, of type Opaque)."""
 
 from __future__ import annotations
 
 import base64
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.e2e.e2e_harness import paths
-from tests.integration.chart.chartkit import find, one, render
+from tests.e2e.e2e_harness.procs import wait_until
+from tests.integration.chart.chartkit import OLD_CLUSTER_SETS, find, one, render, render_error
 from tests.integration.chart.realapi import NAMESPACE, RealApi, status_message
 
 pytestmark = pytest.mark.upstream
 
 JOB = "argocd-lifecycle-secret-init"
+POLICY = f"{JOB}.{NAMESPACE}"
 TOKEN_SECRET = "argocd-lifecycle-generator-token"
+SECRETS = f"/api/v1/namespaces/{NAMESPACE}/secrets"
 
 
 def run_container(api: RealApi, container: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -130,11 +136,107 @@ def test_existing_secrets_need_no_job() -> None:
 
 
 def test_the_hooks_run_before_install_and_upgrade_and_go_away() -> None:
-    docs = [d for d in render() if d["metadata"]["name"] == JOB]
-    assert sorted(d["kind"] for d in docs) == ["Job", "Role", "RoleBinding", "ServiceAccount"]
+    docs = [d for d in render() if d["metadata"]["name"] in (JOB, POLICY)]
+    assert sorted(d["kind"] for d in docs) == [
+        "Job", "Role", "RoleBinding", "ServiceAccount", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    ]  # fmt: skip
+    weights = {"ValidatingAdmissionPolicy": "-20", "ValidatingAdmissionPolicyBinding": "-20", "Job": "0"}
     for doc in docs:
         annotations = doc["metadata"]["annotations"]
         assert annotations["helm.sh/hook"] == "pre-install,pre-upgrade"  # Argo CD: PreSync
-        assert annotations["helm.sh/hook-delete-policy"] == "before-hook-creation,hook-succeeded"
-        # the account and its Role exist before the Job (Helm: weight order; Argo CD: waves)
-        assert annotations["helm.sh/hook-weight"] == ("0" if doc["kind"] == "Job" else "-10")
+        # a failed hook leaves nothing behind in Argo CD, and in Helm at least not the Job and its pod
+        assert annotations["helm.sh/hook-delete-policy"] == "before-hook-creation,hook-succeeded,hook-failed"
+        # the policy exists before the account has any right, the account and its Role before the Job
+        # (Helm: weight order, and the reverse when deleting; Argo CD: waves)
+        assert annotations["helm.sh/hook-weight"] == weights.get(doc["kind"], "-10")
+
+
+def test_the_policy_names_the_jobs_account_and_its_secrets() -> None:
+    docs = render(values=("all-enabled-values.yaml",))
+    policy = one(docs, "ValidatingAdmissionPolicy", POLICY)
+    account = one(docs, "Job", JOB)["spec"]["template"]["spec"]["serviceAccountName"]
+    (condition,) = policy["spec"]["matchConditions"]
+    assert condition["expression"] == f'request.userInfo.username == "system:serviceaccount:{NAMESPACE}:{account}"'
+    names = one(docs, "Role", JOB)["rules"][0]["resourceNames"]
+    assert policy["spec"]["validations"][0]["expression"] == (
+        f'request.namespace == "{NAMESPACE}" && object.metadata.name in ["{names[0]}","{names[1]}"]'
+    )
+    assert one(docs, "ValidatingAdmissionPolicyBinding", POLICY)["spec"]["policyName"] == POLICY
+
+
+def test_the_policy_needs_1_30_or_is_turned_off() -> None:
+    assert "set secretInit.admissionPolicy.enabled=false there" in render_error(
+        kube_version="1.29.9", sets=("generator.admissionPolicy.enabled=false",)
+    )
+    off = render(kube_version="1.29.9", sets=(*OLD_CLUSTER_SETS,))
+    assert find(off, "Job", JOB) and not find(off, "ValidatingAdmissionPolicy")
+    # no generated Secret, no Job, no policy
+    assert not find(
+        render(sets=("pluginGenerator.token.existingSecret=my-token",)), "ValidatingAdmissionPolicy", POLICY
+    )
+
+
+@pytest.fixture(scope="module")
+def hook_account(real_api: RealApi) -> Iterator[httpx.Client]:
+    """Requests with a real token of the Job's ServiceAccount, once the rendered policy is in force
+    (without one, at once: the attacks below then show what RBAC alone lets through)."""
+    with real_api.as_account(JOB) as client:
+
+        def enforced() -> bool:
+            resp = client.post(SECRETS, params={"dryRun": "All"}, json=secret("policy-probe"))
+            return resp.status_code == 403 and POLICY in status_message(resp)
+
+        if real_api.admin.get("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", POLICY) is not None:
+            wait_until(enforced, timeout=60, what="the secret-init admission policy to be in force")
+        yield client
+
+
+def secret(name: str, kind: str = "Opaque", annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    meta = {"name": name, "namespace": NAMESPACE, "annotations": annotations or {}}
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": kind, "stringData": {"x": "y"}}
+
+
+#: what the token controller fills with a token of the named account (Argo CD's controller may do anything)
+CONTROLLER = {"kubernetes.io/service-account.name": "argocd-application-controller"}
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (
+            secret("controller-token", "kubernetes.io/service-account-token", CONTROLLER),
+            "only the Secrets it generates",
+        ),
+        # its own name does not make another type pass
+        (secret(TOKEN_SECRET, "kubernetes.io/service-account-token", CONTROLLER), "only Secrets of type Opaque"),
+        (secret(TOKEN_SECRET, "example.com/not-opaque"), "only Secrets of type Opaque"),
+        (secret("planted"), "only the Secrets it generates, in argocd: argocd-lifecycle-generator-token"),
+    ],
+    ids=["service-account-token", "service-account-token-under-its-name", "other-type-under-its-name", "other-name"],
+)
+def test_the_jobs_account_creates_no_other_secret(
+    hook_account: httpx.Client, real_api: RealApi, body: dict[str, Any], reason: str
+) -> None:
+    name = body["metadata"]["name"]
+    if name == TOKEN_SECRET:
+        real_api.admin.delete("v1", "Secret", TOKEN_SECRET, NAMESPACE)  # so only the policy can refuse
+    resp = hook_account.post(SECRETS, json=body)
+    message = status_message(resp)
+    assert resp.status_code == 403, f"{resp.status_code}: {message}"
+    assert f"ValidatingAdmissionPolicy '{POLICY}'" in message and reason in message, message
+    assert real_api.admin.get("v1", "Secret", name, NAMESPACE) is None
+
+
+def test_the_jobs_own_writes_pass_the_policy(hook_account: httpx.Client, real_api: RealApi) -> None:
+    api = real_api
+    (container,) = one(render(), "Job", JOB)["spec"]["template"]["spec"]["containers"]
+    api.admin.delete("v1", "Secret", TOKEN_SECRET, NAMESPACE)
+    created = run_container(api, container)
+    assert created.returncode == 0 and created.stdout.startswith("created Secret"), created.stderr
+    assert token_secret(api)["type"] == "Opaque"
+    api.admin.merge_patch("v1", "Secret", TOKEN_SECRET, {"data": {"token": ""}}, NAMESPACE)
+    completed = run_container(api, container)  # an update under the policy
+    assert completed.returncode == 0 and "added keys token" in completed.stdout, completed.stderr
+    # the account still reaches nothing outside its Role: another namespace stops at RBAC
+    resp = hook_account.post("/api/v1/namespaces/kube-system/secrets", json=secret(TOKEN_SECRET))
+    assert resp.status_code == 403 and "cannot" in status_message(resp)

@@ -44,7 +44,7 @@ def test_off_by_default() -> None:
     docs = render()
     assert not [d for d in docs if "capi" in d["metadata"]["name"]]
     assert not [a for a in args(docs) if a.startswith("--capi")]
-    policy = one(docs, "ValidatingAdmissionPolicy")
+    policy = one(docs, "ValidatingAdmissionPolicy", "argocd-lifecycle-generator.argocd")
     assert [c["name"] for c in policy["spec"]["matchConditions"]] == ["generator-service-account"]
 
 
@@ -110,7 +110,10 @@ def test_the_policies_name_the_label_and_prefix_the_generator_writes() -> None:
     binding = one(docs, "ValidatingAdmissionPolicyBinding", f"{CAPI}.{NAMESPACE}")
     assert binding["spec"] == {"policyName": f"{CAPI}.{NAMESPACE}", "validationActions": ["Deny"]}
     off = render(sets=(*ON, "generator.admissionPolicy.enabled=false"))
-    assert not find(off, "ValidatingAdmissionPolicy")
+    # the secret-init hook's own policy is switched separately
+    assert [p["metadata"]["name"] for p in find(off, "ValidatingAdmissionPolicy")] == [
+        f"argocd-lifecycle-secret-init.{NAMESPACE}"
+    ]
 
 
 # -- on a real kube-apiserver -------------------------------------------------------------------------
