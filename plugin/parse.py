@@ -7,12 +7,14 @@ adds the streams up, so many files below the limit cannot add up to an unbounded
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.manifest import Manifest
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
@@ -38,6 +40,23 @@ class Budget:
 
 def json_syntax_error(where: str, exc: json.JSONDecodeError) -> str:
     return f"{where}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"
+
+
+#: what a YAML problem quotes (an alias, anchor or tag name, a token), long enough to be a secret
+_QUOTED = re.compile(f"'[^']{{{masking.MIN_SECRET},}}'|\"[^\"]{{{masking.MIN_SECRET},}}\"")
+
+
+def syntax_error(where: str, exc: yaml.YAMLError, text: str) -> str:
+    """``where:line:column: YAML syntax error: problem`` for ``text``; inside a document that says it
+    is a Secret, what the problem quotes is hidden: a name the parser quotes there (``*name``,
+    ``!name``) is the Secret's own text, and the Secret's values were never read to be masked."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None and masking.secret_document_at(text, mark.line):
+        # the exception itself too: it is chained to the error, and shown with ARGOCD_LIFECYCLE_DEBUG
+        for attr in ("problem", "context"):
+            if isinstance(getattr(exc, attr, None), str):
+                setattr(exc, attr, _QUOTED.sub("'***'", getattr(exc, attr)))
+    return yamlio.syntax_error(where, exc)
 
 
 def _json_too_deep(doc: Any, max_depth: int) -> bool:
@@ -86,7 +105,7 @@ def load_documents(
         opened = yamlio.open_loader(text, limits, loader)
         docs = [d for d in yamlio.iter_documents(opened) if d is not None]
     except yaml.YAMLError as exc:
-        raise RenderError(yamlio.syntax_error(source, exc)) from exc
+        raise RenderError(syntax_error(source, exc, text)) from exc
     if budget is not None:
         budget.spend(opened.expanded_bytes, source)
     return docs

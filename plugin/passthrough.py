@@ -20,7 +20,7 @@ from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin import doc_text
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents, load_document
 from argocd_lifecycle.plugin.manifest import Identity, Manifest, Obj
-from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
+from argocd_lifecycle.plugin.parse import Budget, load_documents, syntax_error, to_manifests
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def _builder(stream: str, doc: DocInfo, source: str) -> Any:
         try:
             obj: Obj = load_document(stream, doc)
         except yaml.YAMLError as exc:
-            raise RenderError(yamlio.syntax_error(source, exc)) from exc
+            raise RenderError(syntax_error(source, exc, stream)) from exc
         return obj
 
     return build
@@ -74,7 +74,7 @@ def read_stream(
     try:
         docs = index_documents(text)
     except yaml.YAMLError as exc:
-        raise RenderError(yamlio.syntax_error(source, exc)) from exc
+        raise RenderError(syntax_error(source, exc, text)) from exc
     if budget is not None:
         budget.spend(len(text), source)  # without aliases a stream expands to its own size
     out: list[Manifest] = []
@@ -89,7 +89,7 @@ def read_stream(
         try:
             obj = load_document(text, doc)
         except yaml.YAMLError as exc:
-            problems.append(yamlio.syntax_error(source, exc))
+            problems.append(syntax_error(source, exc, text))
             continue
         if obj is None:
             continue

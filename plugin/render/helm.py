@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
@@ -93,17 +93,33 @@ def values_text(settings: PluginSettings) -> str | None:
     return json.dumps(doc) if doc else None
 
 
+def _value_files(settings: PluginSettings) -> list[Path]:
+    """The values helm reads: the chart's own, its unpacked dependencies' and the ``valueFiles``."""
+    chart = settings.app_dir
+    return [chart / "values.yaml", *sorted(chart.glob("charts/*/values.yaml")), *settings.value_files]
+
+
 def source_secrets(settings: PluginSettings) -> set[str]:
-    """Secret values in the chart's templates that parse as YAML (most Go templates do not, and those
-    cannot hold literal data): read only when helm failed, to mask its message."""
+    """What helm's message may quote that must not be shown, read only when helm failed: the values of
+    the Secrets in the chart's templates (those that parse; of the others, every value written in a
+    document that says it is a Secret), and every string of the chart's value files.
+
+    Every string, not only those a Secret template uses or those under a key named like a credential:
+    a chart reaches a value through helpers, ``toYaml`` of a whole map, ``tpl`` or a variable, so no
+    reading of its templates can tell which values end up in a Secret, and a key name says nothing of
+    ``db.dsn`` or a ``config`` block. Masking too much only hides, in the one failed render's message,
+    a value the message quoted; its template, line and expression (``<.Values.x>``) stay readable."""
     out: set[str] = set()
     templates = settings.app_dir / "templates"
     for path in sorted(templates.rglob("*.y*ml")) if templates.is_dir() else []:
         try:
-            text = yamlio.read_file(path, path.name, settings.limits)
-            if "Secret" in text:
-                out |= masking.from_documents(yamlio.load_all(text, settings.limits))
-        except (yaml.YAMLError, RenderError, OSError, ValueError):
+            out |= masking.from_yaml_text(yamlio.read_file(path, path.name, settings.limits), settings.limits)
+        except (LifecycleError, OSError):  # unreadable: helm's own message says so
+            continue
+    for path in _value_files(settings):
+        try:
+            out |= masking.from_values_text(yamlio.read_file(path, path.name, settings.limits), settings.limits)
+        except (LifecycleError, OSError):  # unreadable: helm's own message says so
             continue
     return out
 

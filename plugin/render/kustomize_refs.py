@@ -67,10 +67,8 @@ class Reach:
         out: set[str] = set()
         for path in self.resource_files:
             try:
-                text = yamlio.read_file(path, path.name, limits)
-                if "Secret" in text:
-                    out |= masking.from_documents(yamlio.load_all(text, limits))
-            except (yaml.YAMLError, LifecycleError, ValueError):
+                out |= masking.from_yaml_text(yamlio.read_file(path, path.name, limits), limits)
+            except (LifecycleError, OSError):
                 continue
         return out
 

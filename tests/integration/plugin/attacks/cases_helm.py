@@ -150,4 +150,68 @@ CASES = [
         refused="helm failed (exit 1)",
         secrets=("chart-literal-s3cret",),
     ),
+    Attack(
+        # a value of the chart's own values.yaml that the chart puts into a Secret, quoted by helm's error
+        "helm-error-quotes-a-value-from-values-yaml",
+        {
+            **CHART,
+            "app/values.yaml": "db:\n  password: values-yaml-s3cret\n",
+            "app/templates/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"
+            "stringData: {pw: {{ .Values.db.password | quote }}}\n",
+            "app/templates/fail.yaml": '{{ fail (printf "bad password %s" .Values.db.password) }}',
+        },
+        refused="helm failed (exit 1)",
+        secrets=("values-yaml-s3cret",),
+    ),
+    Attack(
+        # ...and one of a vendored dependency's values.yaml and of a valueFiles file
+        "helm-error-quotes-values-of-a-dependency-and-a-value-file",
+        {
+            **CHART,
+            "app/Chart.yaml": "apiVersion: v2\nname: probe\nversion: 0.1.0\n"
+            "dependencies: [{name: db, version: 0.1.0}]\n",
+            "app/charts/db/Chart.yaml": "apiVersion: v2\nname: db\nversion: 0.1.0\n",
+            "app/charts/db/values.yaml": "password: dependency-values-s3cret\n",
+            "app/prod.yaml": "token: value-file-s3cret-token\n",
+            # the parent sees a dependency's defaults under its name
+            "app/templates/fail.yaml": '{{ fail (printf "%s %s" .Values.db.password .Values.token) }}',
+        },
+        params({"name": "valueFiles", "array": ["prod.yaml"]}),
+        refused="helm failed (exit 1)",
+        secrets=("dependency-values-s3cret", "value-file-s3cret-token"),
+    ),
+    Attack(
+        # helm's YAML parser quotes an alias by its name: in a Secret template, the Secret's own text
+        "helm-yaml-error-quotes-a-secret-written-as-an-alias",
+        {
+            **CHART,
+            "app/templates/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: {{ .Release.Name }}}\n"
+            "stringData:\n  pw: *alias-in-a-secret-s3cret\n",
+        },
+        refused="helm failed (exit 1)",
+        secrets=("alias-in-a-secret-s3cret",),
+    ),
+    Attack(
+        # a value helm prints where YAML reads an alias: helm quotes it without its `*`
+        "helm-yaml-error-quotes-a-value-printed-as-an-alias",
+        {
+            **CHART,
+            "app/values.yaml": "pw: '*values-alias-s3cret'\n",
+            "app/templates/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"
+            "stringData:\n  pw: {{ .Values.pw }}\n",
+        },
+        refused="helm failed (exit 1)",
+        secrets=("values-alias-s3cret",),
+    ),
+    Attack(
+        # helm accepts the tag; the plugin's own parser then quotes it in its error
+        "helm-output-yaml-error-quotes-a-secret-tag",
+        {
+            **CHART,
+            "app/templates/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"
+            "stringData:\n  pw: !rendered-tag-s3cret x\n",
+        },
+        refused="helm template:",
+        secrets=("rendered-tag-s3cret",),
+    ),
 ]

@@ -135,4 +135,17 @@ CASES = [
         refused="kustomize failed (exit 1)",
         secrets=("missing-kustomize-resource-s3cret",),
     ),
+    Attack(
+        # kustomize's YAML parser quotes an alias by its name: here a Secret's own text
+        "kustomize-yaml-error-quotes-a-secret-written-as-an-alias",
+        kustomization(
+            "resources: [secret.yaml]\n",
+            **{
+                "app/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n"
+                "  pw: *kustomize-alias-s3cret\n"
+            },
+        ),
+        refused="kustomize failed (exit 1)",
+        secrets=("kustomize-alias-s3cret",),
+    ),
 ]

@@ -57,4 +57,25 @@ CASES = [
         refused="a.yaml.j2: Jinja2 error",
         secrets=("tok-from-the-environment",),
     ),
+    Attack(
+        # the parser quotes a tag by its name: in a Secret, the Secret's own text, never read to be masked
+        "yaml-error-quotes-a-secret-tag",
+        {
+            **MARKER,
+            "app/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n"
+            + SECRET
+            + "stringData:\n  pw: !tagged-s3cret-value x\n",
+        },
+        refused="a.yaml:9:7: YAML syntax error: could not determine a constructor for the tag '***'",
+        secrets=("tagged-s3cret-value",),
+    ),
+    Attack(
+        "yaml-error-quotes-a-secret-tag-in-flow-style",
+        {
+            **MARKER,
+            "app/a.yaml": "{apiVersion: v1, kind: Secret, metadata: {name: s}, stringData: {pw: !flow-tag-s3cret x}}\n",
+        },
+        refused="YAML syntax error",
+        secrets=("flow-tag-s3cret",),
+    ),
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.errors import RenderError
-from argocd_lifecycle.plugin.render.helm import helm_argv, release_of, values_text
+from argocd_lifecycle.plugin.render.helm import helm_argv, release_of, source_secrets, values_text
 from argocd_lifecycle.plugin.settings import PluginSettings
 from tests.unit.plugin.helpers import write
 
@@ -60,3 +60,24 @@ def test_an_application_name_helm_would_refuse_needs_the_parameter(tmp_path: Pat
     wire = '[{"name": "releaseName", "string": "shop-prod"}]'
     assert release_of(settings(tmp_path, ARGOCD_APP_NAME="shop_prod", ARGOCD_APP_PARAMETERS=wire)) == "shop-prod"
     assert release_of(settings(tmp_path)) == "release"
+
+
+def test_what_a_failed_render_masks_comes_from_every_value_file_and_secret(tmp_path: Path) -> None:
+    files = {
+        "values.yaml": "db: {password: chart-values-s3cret, port: 5432}\n",
+        "charts/dep/values.yaml": "token: dependency-s3cret\n",
+        "prod.yaml": "users: [{name: admin, password: value-file-s3cret}]\n",
+        "templates/secret.yaml": "kind: Secret\nstringData:\n  pw: *literal-alias-s3cret\n",
+    }
+    write(tmp_path, files)
+    s = settings(tmp_path, ARGOCD_APP_PARAMETERS='[{"name": "valueFiles", "array": ["prod.yaml"]}]')
+    found = source_secrets(s)
+    assert {"chart-values-s3cret", "dependency-s3cret", "value-file-s3cret", "admin", "literal-alias-s3cret"} <= found
+    assert "5432" not in found  # numbers are not strings of the file: line and column numbers stay
+
+
+def test_a_file_that_cannot_be_read_leaves_helms_message_alone(tmp_path: Path) -> None:
+    # no values.yaml, and a template that is not UTF-8: before, its read error replaced helm's message
+    (write(tmp_path, CHART) / "templates").mkdir()
+    (tmp_path / "templates" / "latin1.yaml").write_bytes(b"kind: Secret\npw: caf\xe9\n")
+    assert source_secrets(settings(tmp_path)) == set()
