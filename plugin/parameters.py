@@ -10,6 +10,7 @@ one the README's parameter table states.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,9 +22,11 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render
 if TYPE_CHECKING:
     from typing import Any
 
-#: a ``values`` entry: strings from Argo CD, YAML scalars from the marker file, written to helm as given
+#: a ``values`` entry: strings from Argo CD; from the marker file, YAML scalars, lists and maps nested as
+#: in an Application's ``valuesObject``; written to helm as given
 Scalar = str | int | float | bool | None
-ParamValue = str | list[str] | dict[str, Scalar]
+Value = Scalar | list["Value"] | dict[str, "Value"]
+ParamValue = str | list[str] | dict[str, Value]
 
 #: Helm's own release-name rule (helm's chartutil.ValidateReleaseName): lowercase RFC 1123 labels joined
 #: by dots, at most 53 characters. It cannot start with "-", so a name is never read as a flag.
@@ -35,6 +38,10 @@ _SIZE = re.compile(r"(\d+)\s*(Ki|Mi|Gi)?")
 _UNITS = {None: 1, "Ki": 1024, "Mi": MIB, "Gi": 1024 * MIB}
 #: an unescaped dot separates the levels of a ``values`` key (``a\.b`` is one key "a.b", as with --set)
 _KEY_DOT = re.compile(r"(?<!\\)\.")
+#: levels of the values document helm reads (dotted levels and nested ones together)
+MAX_VALUES_DEPTH = 32
+#: its size as JSON: more belongs in a valueFiles file (an Application holding it would be as large)
+MAX_VALUES_BYTES = MIB
 
 
 # Typed readers: each takes a raw value (or the table's default) and names the rule it breaks.
@@ -83,33 +90,75 @@ def _array(name: str, value: ParamValue | None) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _values(name: str, value: ParamValue | None) -> tuple[tuple[str, Scalar], ...]:
-    """Helm values as (dotted key, value) pairs sorted by key; the key's path is checked here."""
+def _values(name: str, value: ParamValue | None) -> tuple[tuple[str, Value], ...]:
+    """Helm values as (dotted key, value) pairs sorted by key; each key's path and each value (a
+    scalar, or lists and maps below it) are checked here, and the whole is bounded in depth and size."""
     if value is None:
         return ()
     if not isinstance(value, dict):
         raise UsageError(f"parameter {name}: expected a map")
+    size = 0
     for key, item in value.items():
-        value_path(key, f"parameter {name}")
-        if item is not None and not isinstance(item, str | int | float | bool):
-            raise UsageError(f"parameter {name}: {key!r}: expected a string or a scalar, got {type(item).__name__}")
+        if not isinstance(key, str):  # from the marker file: YAML reads `n:` or `1:` as no string
+            raise UsageError(f"parameter {name}: the key {str(key)[:80]!r} is not a string (quote it)")
+        size += _checked_size(f"parameter {name}: {key!r}", item, len(value_path(key, f"parameter {name}")), size)
     pairs = tuple(sorted(value.items()))
     nest(pairs)  # conflicting keys fail here, not when helm runs
     return pairs
 
 
-def nest(pairs: tuple[tuple[str, Scalar], ...]) -> dict[str, Any]:
-    """(dotted key, value) pairs as the nested mapping helm reads from a values file."""
+def _checked_size(where: str, tree: Any, depth: int, used: int) -> int:
+    """The size of one value as JSON, checked node by node without recursion: refuses what helm could
+    not read as given (keys that are not strings, numbers JSON cannot hold, other types), and stops as
+    soon as the values pass their depth or size bound. ``depth`` is the levels of the value's key."""
+    size = 0
+    stack: list[tuple[str, Any, int]] = [("", tree, depth)]
+    while stack:
+        path, node, level = stack.pop()
+        at = f"{where} at {path[:80]}{'...' if len(path) > 80 else ''}" if path else where
+        if level > MAX_VALUES_DEPTH:
+            raise UsageError(f"{at}: refused: the values nest deeper than {MAX_VALUES_DEPTH} levels")
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise UsageError(f"{at}: the key {str(k)[:80]!r} is not a string (quote it)")
+                size += len(json.dumps(k)) + 2
+                stack.append((f"{path}.{k}", v, level + 1))
+            size += 2
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v, level + 1) for i, v in enumerate(node))
+            size += 2 + len(node)
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise UsageError(f"{at}: not a number helm can read (write it as a string)")
+        elif node is None or isinstance(node, str | int | float | bool):
+            size += len(json.dumps(node))
+        else:
+            raise UsageError(f"{at}: expected a string, number, boolean, null, list or map, got {type(node).__name__}")
+        if used + size > MAX_VALUES_BYTES:
+            raise UsageError(
+                f"parameter values: refused: more than {MAX_VALUES_BYTES >> 20} MiB as JSON "
+                "(put large values in a valueFiles file)"
+            )
+    return size
+
+
+def nest(pairs: tuple[tuple[str, Value], ...]) -> dict[str, Any]:
+    """(dotted key, value) pairs as the nested mapping helm reads from a values file. A map given as a
+    value is that key's own: a dotted key below it is a conflict, never merged into it."""
     doc: dict[str, Any] = {}
+    made = {id(doc)}  # the levels dotted keys create; any other map is a value given as it is
     for key, value in pairs:
         *parents, leaf = value_path(key, "parameter values")
         node = doc
         for part in parents:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
+            if part not in node:
+                node[part] = {}
+                made.add(id(node[part]))
+            child = node[part]
+            if id(child) not in made:
                 raise UsageError(f"parameter values: {key!r} goes below {part!r}, which has a value")
             node = child
-        if isinstance(node.get(leaf), dict):
+        if leaf in node:
             raise UsageError(f"parameter values: {key!r} has a value and keys below it")
         node[leaf] = value
     return doc
@@ -252,8 +301,8 @@ class Parameters:
     release_name: str | None
     #: as given; the settings resolve each inside the app folder
     value_files: tuple[str, ...]
-    #: Helm values as (dotted key, value), sorted by key; written to a values file with their types
-    values: tuple[tuple[str, Scalar], ...]
+    #: Helm values as (dotted key, value), sorted by key; written to a values file as given
+    values: tuple[tuple[str, Value], ...]
     enable_helm: bool
     allow_remote_bases: bool
     #: bytes; every YAML stream read and the whole output stay below it

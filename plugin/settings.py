@@ -13,7 +13,7 @@ import yaml
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin import masking
-from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, Scalar, is_release_name, parse_parameters
+from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, Value, is_release_name, parse_parameters
 from argocd_lifecycle.plugin.render import detect
 from argocd_lifecycle.versions import KubeVersion
 from argocd_lifecycle.yamlio import DEFAULT_LIMITS, Limits
@@ -32,10 +32,12 @@ API_VERSION = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(/[A-Za-z0-9]+
 def _marker_value(name: str, value: Any) -> ParamValue:
     where = f"{MARKER}: parameters.{name}"
     if isinstance(value, dict):
-        out: dict[str, Scalar] = {}
+        if name == "values":  # nested as an Application's valuesObject; checked and bounded by its reader
+            return dict(value)
+        out: dict[str, Value] = {}
         for k, v in value.items():
             if isinstance(v, dict | list):
-                raise UsageError(f"{where}.{k}: expected a scalar (write nested keys as dotted paths: a.b: x)")
+                raise UsageError(f"{where}.{k}: expected a scalar")
             out[str(k)] = v
         return out
     if isinstance(value, list):
@@ -49,7 +51,8 @@ def _marker_value(name: str, value: Any) -> ParamValue:
 
 def marker_defaults(app_dir: Path, limits: Limits | None = None) -> dict[str, ParamValue]:
     """Parameter defaults an app folder declares in its marker file (``parameters:``); may be empty.
-    A ``values`` map keeps its YAML types (``replicas: 3`` reaches helm as the number 3)."""
+    A ``values`` map keeps its YAML types (``replicas: 3`` reaches helm as the number 3) and may nest
+    lists and maps below its dotted keys."""
     from argocd_lifecycle import yamlio
     from argocd_lifecycle.plugin.walk import refuse_outside
 

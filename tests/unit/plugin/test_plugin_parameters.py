@@ -8,7 +8,7 @@ import re
 import pytest
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.plugin.parameters import SPECS, Parameters, ParamValue, parse_parameters
+from argocd_lifecycle.plugin.parameters import MAX_VALUES_DEPTH, SPECS, Parameters, ParamValue, parse_parameters
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved
 
 
@@ -147,3 +147,46 @@ def test_wire_values_must_be_scalars() -> None:
         parse_parameters('[{"name": "v", "map": {"k": {"deep": 1}}}]')
     with pytest.raises(UsageError, match=r"^ARGOCD_APP_PARAMETERS: refused: JSON nested too deeply$"):
         parse_parameters("[" * 100_000 + "]" * 100_000)
+
+
+def test_values_may_nest_lists_and_maps_as_values_object_does() -> None:
+    tree = {"requests": {"cpu": "100m", "memory": None}, "ports": [80, 443.5, True, {"name": "http"}]}
+    params = Parameters.parse({"values": {"resources": tree, "image.tag": "1.2", "hosts": ["a", "b"]}})
+    assert params.values_document() == {"resources": tree, "image": {"tag": "1.2"}, "hosts": ["a", "b"]}
+    # keys inside a map given as a value are its own: no dotted paths there
+    assert Parameters.parse({"values": {"a": {"b.c": 1}}}).values_document() == {"a": {"b.c": 1}}
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        # a dotted key below a map given as a value would merge into it: refused, either way round
+        ({"a": {"b": 1}, "a.c": 2}, "'a.c' goes below 'a', which has a value"),
+        ({"a": [1], "a.b": 2}, "'a.b' goes below 'a', which has a value"),
+        ({"a": {1: "x"}}, "'a': the key '1' is not a string (quote it)"),
+        ({"a": {"b": [{True: "x"}]}}, "'a' at .b[0]: the key 'True' is not a string"),
+        ({"a": [float("nan")]}, "'a' at [0]: not a number helm can read"),
+        ({"a": {"b": float("inf")}}, "'a' at .b: not a number helm can read"),
+        ({"a": {"b": b"bytes"}}, "'a' at .b: expected a string, number, boolean, null, list or map, got bytes"),
+        ({"a": {"b": {1, 2}}}, "'a' at .b: expected a string, number, boolean, null, list or map, got set"),
+    ],
+)
+def test_nested_values_helm_could_not_read_as_given(values: dict[str, ParamValue], message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(f"parameter values: {message}")):
+        Parameters.parse({"values": values})
+
+
+def test_nested_values_are_bounded_in_depth_and_size() -> None:
+    deep: object = "leaf"
+    for _ in range(MAX_VALUES_DEPTH - 1):
+        deep = {"k": deep}
+    assert Parameters.parse({"values": {"a": deep}})  # type: ignore[dict-item]
+    with pytest.raises(UsageError, match=f"nest deeper than {MAX_VALUES_DEPTH} levels"):
+        Parameters.parse({"values": {"a.b": deep}})  # type: ignore[dict-item]  # the dotted level counts
+    big = ["x" * 1024] * 1100  # one string many times (a YAML alias): stopped as soon as it is over
+    with pytest.raises(UsageError, match=r"^parameter values: refused: more than 1 MiB as JSON \(put large"):
+        Parameters.parse({"values": {"a": big}})  # type: ignore[dict-item]
+    many = {f"k{i}": "x" * 600 for i in range(2000)}
+    with pytest.raises(UsageError, match="more than 1 MiB"):
+        Parameters.parse({"values": many})
+    assert Parameters.parse({"values": {"a": ["x" * 1024] * 900}})

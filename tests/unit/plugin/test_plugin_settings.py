@@ -137,3 +137,33 @@ def test_values_and_argocd_env_values_are_secrets(tmp_path: Path) -> None:
     }
     secrets = PluginSettings.from_environ(env, app_dir=tmp_path).secrets
     assert {"env-s3cret", "val-s3cret"} <= secrets
+
+
+def test_the_marker_files_values_nest_and_the_applications_stay_strings(tmp_path: Path) -> None:
+    marker = "parameters:\n  values:\n    db:\n      users: [{name: app, password: nested-s3cret}]\n    count: 3\n"
+    (tmp_path / ".argocd-lifecycle.yaml").write_text(marker)
+    s = PluginSettings.from_environ({}, app_dir=tmp_path)
+    assert s.parameters.values_document() == {
+        "db": {"users": [{"name": "app", "password": "nested-s3cret"}]},
+        "count": 3,
+    }
+    assert "nested-s3cret" in s.secrets  # every string below a key is masked, not only the top level
+    # the Application's parameter is a map of strings, as the CMP protocol sends it
+    with pytest.raises(UsageError, match=r"\(values\)\.map\['db'\]: expected a string, got dict"):
+        PluginSettings.from_environ(
+            {"ARGOCD_APP_PARAMETERS": '[{"name": "values", "map": {"db": {"users": []}}}]'}, app_dir=tmp_path
+        )
+    # only values nest: another map in the marker file holds scalars
+    (tmp_path / ".argocd-lifecycle.yaml").write_text("parameters:\n  mine: {a: [1]}\n")
+    with pytest.raises(UsageError, match=r"parameters\.mine\.a: expected a scalar"):
+        PluginSettings.from_environ({}, app_dir=tmp_path)
+
+
+def test_nested_values_of_the_marker_file_are_checked_once(tmp_path: Path) -> None:
+    (tmp_path / ".argocd-lifecycle.yaml").write_text("parameters:\n  values:\n    a: {on: x}\n")
+    with pytest.raises(UsageError, match=r"^parameter values: 'a': the key 'True' is not a string \(quote it\)$"):
+        PluginSettings.from_environ({}, app_dir=tmp_path)
+    # Kubernetes' YAML reads `n` as false: the key was the text "False" before, now it is refused
+    (tmp_path / ".argocd-lifecycle.yaml").write_text("parameters:\n  values:\n    n: 3\n")
+    with pytest.raises(UsageError, match=r"^parameter values: the key 'False' is not a string \(quote it\)$"):
+        PluginSettings.from_environ({}, app_dir=tmp_path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -49,6 +50,37 @@ def test_helm_template_error_shows_helm_message(tmp_path: Path) -> None:
     assert result.stderr.startswith("error: helm failed (exit 1): Error: template: probe/templates/bad.yaml:1:")
     assert "nil pointer evaluating interface {}.deeper" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_nested_values_from_the_marker_file_reach_helm_as_given(tmp_path: Path) -> None:
+    """As an Application's ``valuesObject``: lists and maps below a key, merged by helm into the chart's
+    defaults; the Application's ``values`` parameter stays a map of strings and replaces the whole."""
+    marker = (
+        "parameters:\n  values:\n    image.tag: '1.2'\n    hosts: [a.example.test, b.example.test]\n"
+        "    resources:\n      requests: {cpu: 100m}\n    env:\n      - {name: A, value: '1', port: 80}\n"
+    )
+    chart = {
+        **PROBE_CHART,
+        ".argocd-lifecycle.yaml": marker,
+        "values.yaml": "resources: {limits: {cpu: 1}}\n",
+        "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+        "data:\n  values: {{ .Values | toJson | quote }}\n  first: {{ index .Values.hosts 0 | quote }}\n",
+    }
+    result = run_generate(write(tmp_path, chart), {"ARGOCD_APP_NAME": "shop"})
+    assert result.returncode == 0, result.stderr
+    doc = only_doc(result.stdout)
+    assert doc["data"]["first"] == "a.example.test"  # type: ignore[index]
+    assert json.loads(doc["data"]["values"]) == {  # type: ignore[index]
+        "image": {"tag": "1.2"},
+        "hosts": ["a.example.test", "b.example.test"],
+        "resources": {"limits": {"cpu": 1}, "requests": {"cpu": "100m"}},  # merged with the chart's own
+        "env": [{"name": "A", "value": "1", "port": 80}],
+    }
+    params = '[{"name": "values", "map": {"hosts": "one.example.test"}}]'
+    result = run_generate(tmp_path, {"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_PARAMETERS": params})
+    assert result.returncode == 0, result.stderr
+    values = json.loads(only_doc(result.stdout)["data"]["values"])  # type: ignore[index]
+    assert values == {"hosts": "one.example.test", "resources": {"limits": {"cpu": 1}}}
 
 
 TAIL = ("--", "argocd-lifecycle", ".")
