@@ -23,7 +23,13 @@ from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
-from argocd_lifecycle.generators.settings import ServeSettings, parse_listen, parse_percent, receiver_secret
+from argocd_lifecycle.generators.settings import (
+    ServeSettings,
+    parse_listen,
+    parse_percent,
+    parse_size,
+    receiver_secret,
+)
 from argocd_lifecycle.http import server
 from argocd_lifecycle.http.server import limits_from_options, server_options
 from argocd_lifecycle.times import parse_duration
@@ -93,6 +99,26 @@ def _serve_options(func: Any) -> Any:
         ),
         click.option("--probe-concurrency", type=click.IntRange(1, 1024), default=64, show_default=True),
         click.option(
+            "--probe-deadline",
+            type=dur,
+            default="15s",
+            show_default=True,
+            help="Time one whole probe may take in its concurrency slot; past it the probe is a timeout.",
+        ),
+        click.option(
+            "--probe-page-bytes",
+            default="2Mi",
+            show_default=True,
+            help="Byte cap of one node-list page (/version and /readyz: 64Ki); past it the nodes are unknown.",
+        ),
+        click.option(
+            "--probe-max-nodes",
+            type=click.IntRange(1, 100_000),
+            default=5000,
+            show_default=True,
+            help="Nodes one probe reads at most (and twice their pages); past it the nodes are unknown.",
+        ),
+        click.option(
             "--ready-after", type=click.IntRange(1, 100), default=3, show_default=True, help="Good probes to pass."
         ),
         click.option(
@@ -142,7 +168,12 @@ def serve(**opts: Any) -> None:
             certificate_warning=timedelta(seconds=opts["certificate_warning"]),
         ),
         probing=ProberSettings(
-            interval=opts["probe_interval"], timeout=opts["probe_timeout"], concurrency=opts["probe_concurrency"]
+            interval=opts["probe_interval"],
+            timeout=opts["probe_timeout"],
+            concurrency=opts["probe_concurrency"],
+            deadline=opts["probe_deadline"],
+            page_bytes=parse_size(opts["probe_page_bytes"], where="--probe-page-bytes", low=64 * 1024, high=256 << 20),
+            max_nodes=opts["probe_max_nodes"],
         ),
         leader_election=opts["leader_election"] and opts["clusters_from"] is None,
         identity=opts["identity"] or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",

@@ -60,6 +60,21 @@ def parse_percent(text: str, *, where: str) -> float:
     return value / 100
 
 
+_UNITS = {"": 1, "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
+
+
+def parse_size(text: str, *, where: str, low: int, high: int) -> int:
+    """``2Mi``, ``512Ki`` or ``1048576`` -> bytes (Kubernetes' binary suffixes), between ``low`` and ``high``."""
+    number = text.strip().rstrip("KMGi")
+    unit = text.strip()[len(number) :]
+    if not number.isdigit() or unit not in _UNITS:
+        raise UsageError(f"{where}: {text!r} is not a size (such as 2Mi, 512Ki or 1048576)")
+    value = int(number) * _UNITS[unit]
+    if not low <= value <= high:
+        raise UsageError(f"{where}: {text!r} must be between {low // 1024}Ki and {high // 1024**2}Mi")
+    return value
+
+
 def receiver_secret(path: Path | None, url: str) -> bytes:
     """The HMAC secret shared with the receiver, from ``--receiver-secret-file`` (needed with a URL)."""
     if not url:

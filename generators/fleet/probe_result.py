@@ -20,3 +20,6 @@ class ProbeResult:
     #: kubelet (major, minor) of every node, sorted, one entry per distinct minor
     node_minors: tuple[tuple[int, int], ...] = ()
     unsupported: str = ""
+    #: why the nodes are unknown although the cluster answered (a bound of the node list), "" otherwise;
+    #: not a health problem, so not in ``error``
+    nodes_unknown: str = ""

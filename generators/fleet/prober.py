@@ -3,20 +3,30 @@
 One connection pool per cluster (its own TLS trust, client certificate, SNI name, proxy and
 auth), kept between probes so a sweep reuses connections, and rebuilt when the credentials change.
 Failures are results, never exceptions: the state machine decides what they mean.
+
+A cluster's endpoint is not trusted: every answer is read as it streams and dropped past its byte cap,
+the node list has a page and a node budget (past them the nodes are unknown, which is not unhealthy),
+each parsed page is reduced to counts before the next read (so only one parse is alive at a time, not
+one per concurrent probe), and the whole probe has one deadline, so a server that trickles bytes
+becomes a timeout and frees its concurrency slot.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import functools
 import json
+import logging
+import math
 import os
+import re
 import ssl
 import tempfile
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpcore
@@ -26,17 +36,46 @@ from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.versions import KubeVersion
 
-_NODE_PAGE = 500
+log = logging.getLogger(__name__)
+
+#: nodes asked for per page: 50 nodes of a busy cluster (50 images each, managed fields) are about 1 MiB
+NODE_PAGE = 50
+#: the cap of ``/version`` and ``/readyz``: a few hundred bytes from a real kube-apiserver
+SMALL_ANSWER = 64 * 1024
+#: a continue token is a few hundred bytes; it goes back in the next URL
+_MAX_CONTINUE = 4096
+#: the longest ``gitVersion`` kept (``v1.29.3-eks-adc7111``, ``v1.30.2+k3s1``): it reaches annotations
+_MAX_GIT_VERSION = 64
+_GIT_VERSION = re.compile(r"v?[0-9]{1,4}\.[0-9]{1,4}(\.[0-9]{1,6})?([-+][0-9A-Za-z.+_-]*)?")
+_MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
 class ProberSettings:
     interval: float = 10.0
+    #: of each connect, read and write (httpcore's own timeouts)
     timeout: float = 5.0
     concurrency: int = 64
     #: each period is ``interval * (1 - jitter * random())``: jitter only shortens, so detection
     #: stays within ``unreachable_after * interval``
     jitter: float = 0.1
+    #: of the whole probe, inside its concurrency slot: past it the probe is a timeout
+    deadline: float = 15.0
+    #: the byte cap of one node-list page (``/version`` and ``/readyz`` have ``SMALL_ANSWER``)
+    page_bytes: int = 2 * _MIB
+    #: nodes one list may hold (Kubernetes supports 5,000); past it the nodes are unknown
+    max_nodes: int = 5000
+
+    def __post_init__(self) -> None:
+        if self.deadline < self.timeout:  # the request timeouts would never get their turn
+            raise UsageError(
+                f"--probe-deadline ({self.deadline:g}s) must be at least --probe-timeout ({self.timeout:g}s)"
+            )
+
+    @property
+    def max_pages(self) -> int:
+        """Pages one node list may take: twice what ``max_nodes`` needs (a server may send short pages)."""
+        return 2 * math.ceil(self.max_nodes / NODE_PAGE)
 
 
 class _Failed(Exception):
@@ -45,6 +84,10 @@ class _Failed(Exception):
     def __init__(self, message: str, *, unreachable: bool = True) -> None:
         super().__init__(message)
         self.unreachable = unreachable
+
+
+class _OverBudget(_Failed):
+    """An answer or the node list went past one of its bounds (on the node list: the nodes are unknown)."""
 
 
 def ssl_context(creds: Credentials) -> ssl.SSLContext:
@@ -116,17 +159,25 @@ class ClusterClient:
             )
         else:
             self.pool = httpcore.AsyncConnectionPool(ssl_context=ctx, max_connections=1, keepalive_expiry=keepalive)
+        #: the path being read, for the message when the probe's deadline ends it
+        self.current = ""
 
-    async def get(self, path: str) -> tuple[int, bytes]:
+    async def get(self, path: str, limit: int, *, once: bool = False) -> tuple[int, bytearray]:
+        """GET ``path``; the body is read as it streams and refused past ``limit`` bytes.
+
+        ``once``: a path not asked again (a page's continue token), so its URL is not cached: a cache
+        would keep every token a server ever sent. An answer cut short leaves its connection
+        unfinished, so httpcore closes it instead of reusing it.
+        """
+        self.current = _path(path)
+        url = httpcore.URL(self.server + path) if once else _url(self.server, path)
         try:
-            resp = await self.pool.request(
-                "GET", _url(self.server, path), headers=self.headers, extensions=self.extensions
-            )
+            async with self.pool.stream("GET", url, headers=self.headers, extensions=self.extensions) as resp:
+                if resp.status in (401, 403):
+                    raise _Failed(f"{self.current}: HTTP {resp.status} (credentials rejected)")
+                return resp.status, await _read(resp, limit, self.current)
         except _TRANSPORT_ERRORS as exc:
-            raise _Failed(f"{_path(path)}: {_describe(exc)}") from exc
-        if resp.status in (401, 403):
-            raise _Failed(f"{_path(path)}: HTTP {resp.status} (credentials rejected)")
-        return resp.status, resp.content
+            raise _Failed(f"{self.current}: {_describe(exc)}") from exc
 
     async def aclose(self) -> None:
         await self.pool.aclose()
@@ -144,6 +195,36 @@ _TRANSPORT_ERRORS = (
 
 def _path(path: str) -> str:
     return path.split("?", 1)[0]
+
+
+def _size(limit: int) -> str:
+    return f"{limit // _MIB} MiB" if limit % _MIB == 0 else f"{limit // 1024} KiB"
+
+
+def _declared_length(resp: httpcore.Response) -> int:
+    """The Content-Length header's value (0 when absent or not a number: the read still counts)."""
+    for key, value in resp.headers:
+        if key.lower() == b"content-length":
+            return int(value) if value.strip().isdigit() else 0
+    return 0
+
+
+async def _read(resp: httpcore.Response, limit: int, path: str) -> bytearray:
+    """The body, at most ``limit`` bytes (one network read past it at the most: httpcore reads 64 KiB)."""
+    too_large = f"{path}: the answer is larger than {_size(limit)}"
+    if _declared_length(resp) > limit:
+        raise _OverBudget(too_large)  # said so up front: not a byte of it is read
+    body = bytearray()
+    async for chunk in resp.aiter_stream():
+        body += chunk
+        if len(body) > limit:
+            raise _OverBudget(too_large)
+    return body
+
+
+def _one_line(text: str) -> str:
+    """Server text as one printable line (it reaches messages, Events and logs)."""
+    return "".join(c if c.isprintable() else " " for c in text).strip()
 
 
 def _describe(exc: BaseException) -> str:
@@ -170,74 +251,130 @@ def _url(server: str, path: str) -> httpcore.URL:
     return httpcore.URL(server + path)
 
 
-def _json(answer: tuple[int, bytes], path: str, *, unreachable: bool = True) -> dict[str, Any]:
+def _json(answer: tuple[int, bytearray], path: str, *, unreachable: bool = True) -> dict[str, Any]:
     status, body = answer
     if status != 200:
         raise _Failed(f"{path}: HTTP {status}", unreachable=unreachable)
     try:
         data = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the parser goes
         raise _Failed(f"{path}: the answer is not JSON") from exc
     if not isinstance(data, dict):
         raise _Failed(f"{path}: the answer is not a JSON object")
     return data
 
 
-def _node_facts(items: list[Any]) -> tuple[int, set[tuple[int, int]]]:
-    ready, minors = 0, set()
-    for node in items:
-        status = node.get("status") or {} if isinstance(node, dict) else {}
-        conditions = status.get("conditions") or []
-        if any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions if isinstance(c, dict)):
-            ready += 1
-        kubelet = (status.get("nodeInfo") or {}).get("kubeletVersion") or ""
-        with contextlib.suppress(UsageError):  # a node that has not reported its kubelet yet
-            minors.add(KubeVersion.parse(kubelet).key)
-    return ready, minors
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
-async def _nodes(client: ClusterClient) -> list[Any]:
-    items: list[Any] = []
-    path = f"/api/v1/nodes?limit={_NODE_PAGE}"
-    while True:
-        page = _json(await client.get(path), "/api/v1/nodes", unreachable=False)
-        items.extend(page.get("items") or [])
-        cont = str((page.get("metadata") or {}).get("continue") or "")
+@dataclass
+class _Nodes:
+    """What the node list said so far: counts only, so no page outlives its own parse."""
+
+    count: int = 0
+    ready: int = 0
+    minors: set[tuple[int, int]] = field(default_factory=set)
+
+    def add(self, items: list[Any]) -> None:
+        for node in items:
+            if not isinstance(node, dict):
+                continue  # not a node
+            self.count += 1
+            status = _dict(node.get("status"))
+            conditions = status.get("conditions")
+            if isinstance(conditions, list) and any(
+                _dict(c).get("type") == "Ready" and _dict(c).get("status") == "True" for c in conditions
+            ):
+                self.ready += 1
+            kubelet = _dict(status.get("nodeInfo")).get("kubeletVersion")
+            if isinstance(kubelet, str) and len(kubelet) <= _MAX_GIT_VERSION:
+                with contextlib.suppress(UsageError):  # a node that has not reported its kubelet yet
+                    self.minors.add(KubeVersion.parse(kubelet).key)
+
+
+def _page(answer: tuple[int, bytearray], nodes: _Nodes, max_nodes: int) -> str:
+    """Count one page into ``nodes``; its continue token ("" on the last page)."""
+    page = _json(answer, "/api/v1/nodes", unreachable=False)
+    items = page.get("items")
+    if not isinstance(items, list):
+        items = []
+    if nodes.count + len(items) > max_nodes:  # every entry counts toward the bound, a node or not
+        raise _OverBudget(f"/api/v1/nodes: more than {max_nodes} nodes")
+    nodes.add(items)
+    cont = _dict(page.get("metadata")).get("continue")
+    if not isinstance(cont, str):
+        return ""
+    if len(cont) > _MAX_CONTINUE:
+        raise _OverBudget(f"/api/v1/nodes: a continue token longer than {_MAX_CONTINUE} characters")
+    return cont
+
+
+async def _nodes(client: ClusterClient, settings: ProberSettings) -> _Nodes:
+    nodes = _Nodes()
+    first = f"/api/v1/nodes?limit={NODE_PAGE}"
+    cont = _page(await client.get(first, settings.page_bytes), nodes, settings.max_nodes)
+    for _ in range(settings.max_pages - 1):
         if not cont:
-            return items
-        path = f"/api/v1/nodes?limit={_NODE_PAGE}&continue={urllib.parse.quote(cont, safe='')}"
+            return nodes
+        path = f"{first}&continue={urllib.parse.quote(cont, safe='')}"
+        cont = _page(await client.get(path, settings.page_bytes, once=True), nodes, settings.max_nodes)
+    if not cont:
+        return nodes
+    raise _OverBudget(f"/api/v1/nodes: more than {settings.max_pages} pages")
 
 
-async def probe_with(client: ClusterClient) -> ProbeResult:
-    """The three requests of one probe, over an existing client."""
+def _git_version(version: dict[str, Any]) -> str:
+    text = version.get("gitVersion")
+    if not text:
+        raise _Failed("/version: no gitVersion in the answer")
+    if not isinstance(text, str) or len(text) > _MAX_GIT_VERSION or not _GIT_VERSION.fullmatch(text):
+        raise _Failed("/version: gitVersion is not a Kubernetes version")
+    return text
+
+
+async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> ProbeResult:
+    git_version = _git_version(_json(await client.get("/version", SMALL_ANSWER), "/version"))
+    status, body = await client.get("/readyz", SMALL_ANSWER)
+    readyz_ok = status == 200
+    text = _one_line(bytes(body[:800]).decode("utf-8", "replace"))[:200]
+    problem = "" if readyz_ok else f"/readyz: HTTP {status}: {text}"
+    nodes: _Nodes | None = None
+    unknown = ""
     try:
-        version = _json(await client.get("/version"), "/version")
-        git_version = str(version.get("gitVersion") or "")
-        if not git_version:
-            raise _Failed("/version: no gitVersion in the answer")
-        status, body = await client.get("/readyz")
-        readyz_ok = status == 200
-        text = body.decode("utf-8", "replace").strip()[:200]
-        problem = "" if readyz_ok else f"/readyz: HTTP {status}: {text}"
-        try:
-            items: list[Any] | None = await _nodes(client)
-        except _Failed as exc:
-            if exc.unreachable:
-                raise
-            items, problem = None, problem or str(exc)
+        nodes = await _nodes(client, settings)
+    except _OverBudget as exc:
+        unknown = str(exc)  # a bound, not a health problem: the nodes are unknown
     except _Failed as exc:
-        return ProbeResult(reachable=False, error=str(exc))
-    ready, minors = _node_facts(items or [])
+        if exc.unreachable:
+            raise
+        problem = problem or str(exc)
     return ProbeResult(
         reachable=True,
         error=problem,
         git_version=git_version,
         readyz_ok=readyz_ok,
-        nodes_known=items is not None,
-        nodes=len(items or []),
-        nodes_ready=ready,
-        node_minors=tuple(sorted(minors)),
+        nodes_known=nodes is not None,
+        nodes=nodes.count if nodes else 0,
+        nodes_ready=nodes.ready if nodes else 0,
+        node_minors=tuple(sorted(nodes.minors)) if nodes else (),
+        nodes_unknown=unknown,
     )
+
+
+async def probe_with(client: ClusterClient, settings: ProberSettings) -> ProbeResult:
+    """The three requests of one probe, over an existing client, within ``settings.deadline``."""
+    client.current = "/version"
+    try:
+        async with asyncio.timeout(settings.deadline):
+            return await _probe_steps(client, settings)
+    except TimeoutError:
+        return ProbeResult(
+            reachable=False,
+            error=f"{client.current}: timeout (the probe took over its {settings.deadline:g}s deadline)",
+        )
+    except _Failed as exc:
+        return ProbeResult(reachable=False, error=str(exc))
 
 
 class Prober:
@@ -246,6 +383,8 @@ class Prober:
     def __init__(self, settings: ProberSettings) -> None:
         self.settings = settings
         self._clients: dict[str, tuple[str, ClusterClient]] = {}
+        #: why each cluster's nodes were last unknown, so the reason is logged once, not every period
+        self._unknown: dict[str, str] = {}
 
     async def probe(self, cluster: ClusterSecret) -> tuple[ProbeResult, float]:
         """The result and how long it took (seconds)."""
@@ -266,10 +405,15 @@ class Prober:
         else:
             client = known[1]
         started = time.monotonic()
-        result = await probe_with(client)
+        result = await probe_with(client, self.settings)
+        if result.reachable and self._unknown.get(cluster.secret_name, "") != result.nodes_unknown:
+            if result.nodes_unknown:
+                log.warning("cluster Secret %s: nodes unknown: %s", cluster.secret_name, result.nodes_unknown)
+            self._unknown[cluster.secret_name] = result.nodes_unknown
         return result, time.monotonic() - started
 
     async def forget(self, secret_name: str) -> None:
+        self._unknown.pop(secret_name, None)
         known = self._clients.pop(secret_name, None)
         if known is not None:
             await known[1].aclose()
