@@ -53,10 +53,11 @@ _HEAD_DUE = frozenset({"idle", "head"})  # phases in which the bytes that arrive
 
 @dataclass(frozen=True)
 class Limits:
+    # every phase a client can drag out ends within 15 s (idle 5, head 10, body and unread answer 15)
     idle_timeout: float = 5.0
     header_timeout: float = 10.0
-    body_timeout: float = 30.0
-    write_timeout: float = 30.0
+    body_timeout: float = 15.0
+    write_timeout: float = 15.0
     max_head_bytes: int = 32 * 1024
     max_connections: int = 1024
 

@@ -11,7 +11,7 @@ Flags (``server_options``) shared by ``generator serve`` and ``receiver serve``:
 
     --idle-timeout SECONDS     (5)   an idle connection is closed (before its first request too)
     --header-timeout SECONDS   (10)  a request head must arrive within this, else 408
-    --body-timeout SECONDS     (30)  a request body must arrive within this after its head, else 408;
+    --body-timeout SECONDS     (15)  a request body must arrive within this after its head, else 408;
                                      also how long a client may leave our response unread
     --max-connections N        (half the open-file limit, at most 4096)
 """
@@ -99,21 +99,21 @@ def server_options(func: F) -> F:
         click.option(
             "--idle-timeout",
             type=seconds,
-            default=5.0,
+            default=Limits.idle_timeout,
             show_default=True,
             help="Close a connection idle this many seconds.",
         ),
         click.option(
             "--header-timeout",
             type=seconds,
-            default=10.0,
+            default=Limits.header_timeout,
             show_default=True,
             help="Seconds for a request's head to arrive (else 408).",
         ),
         click.option(
             "--body-timeout",
             type=seconds,
-            default=30.0,
+            default=Limits.body_timeout,
             show_default=True,
             help="Seconds for a request's body to arrive, and for a client to read a response.",
         ),

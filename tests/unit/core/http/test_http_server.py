@@ -53,8 +53,26 @@ def test_the_options_parse_into_keyword_arguments() -> None:
 
     result = CliRunner().invoke(command, ["--header-timeout", "1.5", "--max-connections", "64"])
     assert result.exit_code == 0, result.output
-    assert seen == {"idle_timeout": 5.0, "header_timeout": 1.5, "body_timeout": 30.0, "max_connections": 64}
+    assert seen == {"idle_timeout": 5.0, "header_timeout": 1.5, "body_timeout": 15.0, "max_connections": 64}
     assert CliRunner().invoke(command, ["--idle-timeout", "0"]).exit_code == 2
+
+
+def test_by_default_every_client_is_cut_within_15_seconds() -> None:
+    """Attack: a body trickled a byte at a time held a connection 30 s (and a client that never reads its
+    answer as long). Each deadline is per phase and a phase's first byte ends the one before, so the
+    bound per phase is the largest default: of the dataclass and of both services' flags."""
+    seen: dict[str, Any] = {}
+
+    @click.command()
+    @server_options
+    def command(**options: Any) -> None:
+        seen.update(options)
+
+    assert CliRunner().invoke(command, []).exit_code == 0
+    limits = limits_from_options(**seen)
+    for each in (Limits(), limits):
+        deadlines = (each.idle_timeout, each.header_timeout, each.body_timeout, each.write_timeout)
+        assert max(deadlines) <= 15.0, deadlines
 
 
 def test_the_uvicorn_config_uses_our_protocol() -> None:
