@@ -192,6 +192,9 @@ def serve(**opts: Any) -> None:
             namespaces=opts["capi_namespaces"],
             copy_labels=opts["capi_copy_labels"],
             kubernetes=opts["clusters_from"] is None,
+            allow_servers=opts["capi_allow_servers"],
+            deny_servers=opts["capi_deny_servers"],
+            environ=os.environ,
         ),
     )
     service = ServiceSettings.from_options(

@@ -3,7 +3,8 @@
 Every lifecycle Event the fleet records on one of our Secrets (registered, ready, upgrading,
 decommissioning, removed, scaled, ...) is recorded on its CAPI Cluster too (``MirroredWriter``), so
 ``kubectl describe cluster`` tells the same story as the Secret. Our own warnings (an unusable
-kubeconfig, a Secret of that name we do not own) go only to the CAPI Cluster, once per message.
+kubeconfig, a refused server, a Secret of that name we do not own) go to the CAPI Cluster, once per
+message; a conflict over our own Secret's server goes on that Secret as well.
 """
 
 from __future__ import annotations
@@ -37,13 +38,25 @@ class ClusterEvents:
     def __init__(self, recorder: EventRecorder | None, is_leader: Callable[[], bool]) -> None:
         self.recorder, self.is_leader = recorder, is_leader
         self._warned: dict[tuple[ClusterKey, str], str] = {}
+        self._warned_secrets: dict[tuple[str, str], str] = {}
         #: Events recorded (for tests and logs)
         self.recorded = 0
 
     async def record(self, key: ClusterKey, uid: str, reason: str, message: str, *, kind: str, when: datetime) -> None:
+        spec = EventSpec(key.namespace, key.name, uid, reason, message, kind, CLUSTERS.kind, API_VERSION)
+        await self._record(spec, when)
+
+    async def warn_secret(self, secret: ClusterSecret, reason: str, message: str) -> None:
+        """A Warning on one of our cluster Secrets (where the operator looks), once per message."""
+        if self._warned_secrets.get((secret.secret_name, reason)) == message:
+            return
+        self._warned_secrets[(secret.secret_name, reason)] = message
+        spec = EventSpec(secret.namespace, secret.secret_name, secret.uid, reason, message)
+        await self._record(spec, datetime.now(UTC))
+
+    async def _record(self, spec: EventSpec, when: datetime) -> None:
         if self.recorder is None or not self.is_leader():
             return
-        spec = EventSpec(key.namespace, key.name, uid, reason, message, kind, CLUSTERS.kind, API_VERSION)
         try:
             await asyncio.to_thread(self.recorder.record, spec, format_rfc3339(when))
         except KubeError as exc:

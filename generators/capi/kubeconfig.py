@@ -4,18 +4,18 @@ The kubeconfig is hostile input (anyone who may write Secrets in a watched names
 only inline data is accepted: a file path (``certificate-authority``, ``client-certificate``,
 ``tokenFile``) would make the generator read its own files into a Secret, an ``exec`` or
 ``auth-provider`` would run or call something on its behalf. Sizes are bounded, the server must be a
-plain ``https://`` (or ``http://``) URL, and every problem is one message naming the Secret and the
-field, never a value.
+plain ``https://`` (or ``http://``) URL (servers.py; whether it may be registered is the reconciler's
+question), and every problem is one message naming the Secret and the field, never a value.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import yaml
 
@@ -23,9 +23,14 @@ from argocd_lifecycle import yamlio
 from argocd_lifecycle.cluster_secrets import ClusterConfigWire, SecretWire, TLSClientConfigWire
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.capi.names import KUBECONFIG_KEY, KUBECONFIG_TYPE
+from argocd_lifecycle.generators.capi.servers import InvalidServer, parse_server
 
 #: a kubeconfig with one cluster is a few kilobytes; this leaves room for CA bundles
 MAX_BYTES = 256 * 1024
+# A bearer token as RFC 6750 spells one, and a TLS server name: the config we write then holds no
+# quote, backslash or non-ASCII character, which the chart's admission policy checks it by
+_TOKEN = re.compile(r"^[A-Za-z0-9._~+/-]+=*$")
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.:]{0,251}[A-Za-z0-9])?$")
 _REFUSED_CLUSTER = {
     "certificate-authority": "a CA file path",
     "proxy-url": "a proxy",
@@ -83,20 +88,11 @@ def _pem_data(body: Mapping[str, Any], key: str, where: str, marker: bytes) -> s
 
 
 def _server(text: Any, where: str) -> str:
-    if not isinstance(text, str) or not text:
-        raise InvalidKubeconfig(f"{where}: the cluster has no server")
-    if len(text) > 2048 or any(c.isspace() or ord(c) < 0x20 for c in text):
-        raise InvalidKubeconfig(f"{where}: server is not a URL")
     try:
-        url = urlsplit(text)
-        url.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        raise InvalidKubeconfig(f"{where}: server is not a URL") from exc
-    if url.scheme not in ("https", "http") or not url.hostname:
-        raise InvalidKubeconfig(f"{where}: server must be an https:// URL with a host")
-    if url.username or url.password or url.query or url.fragment:
-        raise InvalidKubeconfig(f"{where}: server must not carry credentials, a query or a fragment")
-    return text.rstrip("/")
+        parse_server(text)
+    except InvalidServer as exc:
+        raise InvalidKubeconfig(f"{where}: {exc.message}") from exc
+    return str(text).rstrip("/")
 
 
 def _document(secret: SecretWire, where: str) -> Mapping[str, Any]:
@@ -146,6 +142,8 @@ def parse_kubeconfig(secret: SecretWire, *, where: str) -> Endpoint:
     server_name = cluster.get("tls-server-name") or ""
     if not isinstance(insecure, bool) or not isinstance(server_name, str):
         raise InvalidKubeconfig(f"{where}: insecure-skip-tls-verify or tls-server-name has the wrong type")
+    if server_name and not _SERVER_NAME.match(server_name):
+        raise InvalidKubeconfig(f"{where}: tls-server-name is not a host name or an IP address")
     tls: TLSClientConfigWire = {"insecure": insecure}
     if server_name:
         tls["serverName"] = server_name
@@ -155,8 +153,8 @@ def parse_kubeconfig(secret: SecretWire, *, where: str) -> Endpoint:
     cert = _pem_data(user, "client-certificate-data", where, b"-----BEGIN CERTIFICATE-----")
     key = _pem_data(user, "client-key-data", where, b"PRIVATE KEY-----")
     token = user.get("token") or ""
-    if not isinstance(token, str) or len(token) > 16 * 1024 or any(c.isspace() for c in token):
-        raise InvalidKubeconfig(f"{where}: token must be one line of text")
+    if not isinstance(token, str) or len(token) > 16 * 1024 or (token and not _TOKEN.match(token)):
+        raise InvalidKubeconfig(f"{where}: token must be a bearer token (letters, digits and -._~+/, then '=')")
     if bool(cert) != bool(key):
         raise InvalidKubeconfig(f"{where}: client-certificate-data and client-key-data go together")
     if not cert and not token:

@@ -12,6 +12,14 @@ and none is broken: before that, an object we have not seen yet would look delet
 
 A Secret of the same name that we did not create (no ``managed-by`` label) is never written: the CAPI
 Cluster gets a Warning Event saying so. Failed calls are retried a few seconds later.
+
+Servers are identities (servers.py): a kubeconfig naming the management cluster, a refused address or
+the server of another cluster Secret never becomes a Secret (Warning ``ClusterServerRefused`` on the
+CAPI Cluster; our Secret, if any, keeps the server it has). When our Secret's own server becomes
+refused (a hand-written Secret for that server appeared after ours, or the operator's lists changed),
+our Secret is no longer updated, only torn down when its Cluster goes, and both the CAPI Cluster and
+the Secret get a Warning ``ClusterServerConflict``: deleting it would delete its Applications, and
+which of the two is right is the operator's call. It is updated again once the conflict is gone.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from argocd_lifecycle.generators.capi.registration import (
     secret_name,
     source_of,
 )
+from argocd_lifecycle.generators.capi.servers import InvalidServer, ServerIndex, parse_server
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
 from argocd_lifecycle.generators.fleet.inventory import Change, Inventory
@@ -73,6 +82,10 @@ class Reconciler:
         #: counts for tests and logs
         self.rounds = 0
         self.writes = 0
+        #: the server of every cluster Secret, ours and hand-written, kept in step with the inventory
+        self.servers = ServerIndex()
+        for name, secret in inventory.secrets.items():
+            self.servers.put(name, secret.server)
         inventory.subscribe(self._on_secret)
 
     # -- what needs a look ------------------------------------------------------------------------
@@ -81,12 +94,16 @@ class Reconciler:
         self._wake.set()
 
     def _on_secret(self, change: Change) -> None:
-        secret = change.secret
-        if secret is not None and is_ours(secret.labels) and (key := source_of(secret.annotations)):
-            self.poke([key])
+        secret = self.inventory.secrets.get(change.secret_name)
+        sharing = self.servers.put(change.secret_name, secret.server if secret is not None else None)
+        # ours, and ours that share the old or the new server of this one (a conflict begins or ends)
+        for name in {change.secret_name, *sharing}:
+            held = change.secret if name == change.secret_name else self.inventory.secrets.get(name)
+            if held is not None and is_ours(held.labels) and (key := source_of(held.annotations)):
+                self.poke([key])
 
     def _watched(self, key: ClusterKey) -> bool:
-        return not self.settings.namespaces or key.namespace in self.settings.namespaces
+        return key.namespace in self.settings.namespaces
 
     def _all(self) -> set[ClusterKey]:
         ours = {source_of(s.annotations) for s in self.inventory.secrets.values() if is_ours(s.labels)}
@@ -147,11 +164,21 @@ class Reconciler:
         )
         if not it.register:
             return
+        if ours is not None and (why := self._refused(ours.server, name)):
+            message = f"Secret {self.namespace}/{name} is no longer updated: {why}; delete one of them"
+            await self.events.warn(entry, "ClusterServerConflict", message)
+            await self.events.warn_secret(ours, "ClusterServerConflict", message)
+            return
         endpoint = None
         if isinstance(kubeconfig, Problem):
             await self.events.warn(entry, "InvalidKubeconfig", kubeconfig.message)
         elif isinstance(kubeconfig, Kubeconfig):
             endpoint = kubeconfig.endpoint
+            if why := self._refused(endpoint.server, name):
+                kept = "it keeps the server it has" if ours is not None else "no cluster Secret is written"
+                where = f"Secret {key.namespace}/{key.name}-kubeconfig"
+                await self.events.warn(entry, "ClusterServerRefused", f"{where}: {why}; {kept}")
+                endpoint = None
         if endpoint is None and ours is None:
             return  # nothing to register with (yet)
         try:
@@ -169,7 +196,24 @@ class Reconciler:
         except InvalidClusterSecret as exc:
             await self.events.warn(entry, "InvalidKubeconfig", exc.message)
             return
+        if want.data:  # claimed now: another Cluster of this round must not take it before the watch tells
+            self.servers.put(name, want.data["server"])
         await self._scaled(key, name, previous, it)
+
+    def _refused(self, text: str, name: str) -> str | None:
+        """Why Secret ``name`` may not have server ``text``: the policy, or another cluster Secret's."""
+        try:
+            server = parse_server(text)
+        except InvalidServer as exc:
+            return exc.message
+        why = self.settings.servers.refusal(server)
+        if why is not None:
+            return why
+        others = self.servers.others(server.key, name)
+        if not others:
+            return None
+        more = f" and {len(others) - 1} more" if len(others) > 1 else ""
+        return f"the server is also the server of cluster Secret {self.namespace}/{others[0]}{more}"
 
     async def _scaled(self, key: ClusterKey, name: str, previous: str | None, it: Intent) -> None:
         groups, self._groups[key] = self._groups.get(key, ()), it.groups

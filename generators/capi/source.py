@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from argocd_lifecycle.generators.capi.announce import ClusterEvents, MirroredWriter, fleet_announcer
@@ -69,7 +70,7 @@ class CapiSource:
 
     @property
     def scopes(self) -> tuple[str, ...]:
-        return self.settings.namespaces or ("",)
+        return self.settings.namespaces  # never every namespace: that would read every Secret
 
     def _consumer(self, table: Table[Any], scope: str) -> Consumer:
         poke = self.reconciler.poke
@@ -86,9 +87,8 @@ class CapiSource:
         loop = asyncio.get_running_loop()
         table = self.store.tables[plural]
         self.store.expect(plural, scope)
-        where = f"namespace {scope}" if scope else "every namespace"
         watch = ListWatch(
-            f"{plural} in {where}",
+            f"{plural} in namespace {scope}",
             list_fn,
             args,
             self.kube,
@@ -102,24 +102,14 @@ class CapiSource:
     def _start_kind(self, resource: Resource) -> None:
         custom = self.kube.custom
         for scope in self.scopes:
-            if scope:
-                args: tuple[Any, ...] = (resource.group, resource.version, scope, resource.plural)
-                self._start(resource.plural, scope, custom.list_namespaced_custom_object, args, "")
-            else:
-                args = (resource.group, resource.version, resource.plural)
-                self._start(resource.plural, scope, custom.list_custom_object_for_all_namespaces, args, "")
+            args: tuple[Any, ...] = (resource.group, resource.version, scope, resource.plural)
+            self._start(resource.plural, scope, custom.list_namespaced_custom_object, args, "")
         self._watched.add(resource.plural)
-        log.info(
-            "Cluster API: watching %s in %s", resource.plural, ", ".join(self.settings.namespaces) or "every namespace"
-        )
+        log.info("Cluster API: watching %s in %s", resource.plural, ", ".join(self.scopes))
 
     def _start_secrets(self) -> None:
-        core = self.kube.core
         for scope in self.scopes:
-            if scope:
-                self._start(SECRETS, scope, core.list_namespaced_secret, (scope,), CLUSTER_NAME_LABEL)
-            else:
-                self._start(SECRETS, scope, core.list_secret_for_all_namespaces, (), CLUSTER_NAME_LABEL)
+            self._start(SECRETS, scope, self.kube.core.list_namespaced_secret, (scope,), CLUSTER_NAME_LABEL)
 
     async def _discover(self) -> None:
         """Ask about every kind not watched yet, then watch the served ones. No watch starts before all
@@ -169,7 +159,9 @@ def attach(
     kube: Kube, engine: FleetEngine, settings: CapiSettings, is_leader: Callable[[], bool], *, instance: str = ""
 ) -> CapiSource:
     """Wire the CAPI source into a fleet: its Events are mirrored onto CAPI Clusters from now on;
-    ``run()`` (a task) watches and reconciles."""
+    ``run()`` (a task) watches and reconciles. The API server the generator talks to is the management
+    cluster's: no kubeconfig may name it."""
+    settings = replace(settings, servers=settings.servers.with_management([kube.host]))
     events = ClusterEvents(EventRecorder(kube, instance=instance), is_leader)
     engine.outputs.writer = MirroredWriter(engine.outputs.writer, events)
     return CapiSource(kube, engine, settings, is_leader, events)

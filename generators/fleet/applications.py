@@ -10,6 +10,12 @@ start the guard from an empty memory. An Application counts for the ApplicationS
 Only a few fields of each Application are kept: owners, destination, and the cluster phase the
 ApplicationSet template stamps (``argocd-lifecycle.io/cluster-phase``), which records a cluster that
 was Decommissioning across restarts of the generator.
+
+A target is a server *and* a name (the guard compares both). An Application that names only its
+server gets the name of the cluster known by that server when it is first resolved, and keeps it
+while its destination stays: a Secret of another name taking that server later (and the first one
+relabelled away) must not make the Application look like that other cluster's. A generator started
+while two Secrets share a server resolves it to one of them, as Argo CD itself does.
 """
 
 from __future__ import annotations
@@ -69,6 +75,10 @@ def _parse(obj: dict[str, Any]) -> _App | None:
     )
 
 
+def _name(obj: dict[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
 def _no_identify(server: str, name: str) -> tuple[str, str]:
     return server, name
 
@@ -81,6 +91,8 @@ class ApplicationIndex:
         #: reads every Application now (set by ApplicationSource); None: the cache is all there is
         self.read: Callable[[], list[dict[str, Any]]] | None = None
         self._apps: dict[str, _App] = {}
+        #: Application name -> (its destination, the (server, name) it was first resolved to)
+        self._pinned: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {}
         self._by_appset: dict[str, set[str]] = {}
         self._uids: dict[str, str] = {}
         self._servers: Counter[str] = Counter()
@@ -95,22 +107,32 @@ class ApplicationIndex:
         return 0.0 if self._broken_since is None else time.monotonic() - self._broken_since
 
     def targets(self, appset: str) -> frozenset[Target]:
-        return self._targets(self._apps[n] for n in self._by_appset.get(appset, ()))
+        return self._targets((n, self._apps[n]) for n in self._by_appset.get(appset, ()))
 
     def confirm(self, appset: str) -> frozenset[Target]:
         """From a list of the Applications read now (blocking; a few per drop given, never per request)."""
         if self.read is None:
             return self.targets(appset)
-        apps = (_parse(obj) for obj in self.read())
-        return self._targets(a for a in apps if a is not None and any(o == appset for o, _ in a.owners))
+        apps = ((_name(obj), _parse(obj)) for obj in self.read())
+        return self._targets((n, a) for n, a in apps if a is not None and any(o == appset for o, _ in a.owners))
 
-    def _targets(self, apps: Iterable[_App]) -> frozenset[Target]:
+    def _targets(self, apps: Iterable[tuple[str, _App]]) -> frozenset[Target]:
         found: set[Target] = set()
-        for app in apps:
-            server, name = self.identify(app.server, app.name)
+        for app_name, app in apps:
+            server, name = self._identified(app_name, app)
             # a destination by name whose cluster is unknown is still something Argo CD would delete
             found.add(Target(server or f"name:{name}", name, app.departing))
         return frozenset(found)
+
+    def _identified(self, app_name: str, app: _App) -> tuple[str, str]:
+        destination = (app.server, app.name)
+        pinned = self._pinned.get(app_name)
+        if pinned is not None and pinned[0] == destination:
+            return pinned[1]
+        server, name = self.identify(app.server, app.name)
+        if server and name:  # fully known: this is the cluster the Application was made for
+            self._pinned[app_name] = (destination, (server, name))
+        return server, name
 
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
         """Nothing to remember: Argo CD's Applications are the memory."""
@@ -130,11 +152,13 @@ class ApplicationIndex:
         self._servers.clear()
         for obj in items:
             self.upserted(obj)
+        for name in set(self._pinned) - set(self._apps):
+            del self._pinned[name]
         self._listed = True
         self._broken_since = None
 
     def upserted(self, obj: dict[str, Any]) -> None:
-        name = str((obj.get("metadata") or {}).get("name") or "")
+        name = _name(obj)
         self._forget(name)
         app = _parse(obj)
         if app is None:
@@ -147,7 +171,9 @@ class ApplicationIndex:
                 self._uids[appset] = uid
 
     def deleted(self, obj: dict[str, Any]) -> None:
-        self._forget(str((obj.get("metadata") or {}).get("name") or ""))
+        name = _name(obj)
+        self._forget(name)
+        self._pinned.pop(name, None)
 
     def broken(self) -> None:
         if self._broken_since is None:

@@ -70,10 +70,13 @@ class FleetView(Protocol):
 
 @dataclass(frozen=True)
 class Target:
-    """A cluster that an ApplicationSet's Applications deploy to now: what Argo CD would delete."""
+    """A cluster that an ApplicationSet's Applications deploy to now: what Argo CD would delete.
+
+    Identified by server *and* name, as the guard compares it with an answer: the Application Argo
+    CD made for one cluster name goes when that name leaves the answer, whoever else has the server."""
 
     server: str
-    #: the cluster's name when known (for messages), else ""
+    #: the cluster's name when known, else "" (then only the server identifies it)
     name: str = ""
     #: the Application records its cluster as Decommissioning (the phase the template stamps)
     departing: bool = False

@@ -35,12 +35,12 @@ class Snapshot:
     params: tuple[ClusterParams, ...]
 
     @cached_property
-    def servers(self) -> frozenset[str]:
-        return frozenset(c.server for c in self.clusters)
+    def identities(self) -> frozenset[tuple[str, str]]:
+        return frozenset((c.server, c.name) for c in self.clusters)
 
     @cached_property
-    def decommissioning(self) -> frozenset[str]:
-        return frozenset(c.server for c in self.clusters if c.phase is Phase.DECOMMISSIONING)
+    def decommissioning(self) -> frozenset[tuple[str, str]]:
+        return frozenset((c.server, c.name) for c in self.clusters if c.phase is Phase.DECOMMISSIONING)
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ class Answer:
         return frozenset(c.name for c in self.clusters)
 
     @cached_property
-    def servers(self) -> frozenset[str]:
-        return frozenset(c.server for c in self.clusters)
+    def identities(self) -> frozenset[tuple[str, str]]:
+        return frozenset((c.server, c.name) for c in self.clusters)
 
     @cached_property
     def gzipped(self) -> bytes:
@@ -163,8 +163,8 @@ class ParamsService:
         snapshot = self.cache.refresh(self.fleet.clusters())
         result = self.cache.answer(request, snapshot)
         fleet = Fleet(
-            answered=result.servers,
-            known=snapshot.servers,
+            answered=result.identities,
+            known=snapshot.identities,
             decommissioning=snapshot.decommissioning,
             departed=self.fleet.departed(),
             drop_decommissioned=request.input.drop_decommissioned,

@@ -6,6 +6,12 @@ Applications target, read from Kubernetes; without Kubernetes, the last answer i
 the state file). Nothing about the request, the process or the replica enters that comparison, so an
 edited selector or ``minVersion``, a restart, or the other replica start from the same baseline.
 
+Clusters are compared by server *and* name: Argo CD's ApplicationSet deletes the Application made for
+a cluster name that leaves its answer even when another cluster with that server takes its place, so
+relabelling clusters away while Secrets of other names carry their servers (or duplicating a server)
+is a loss like any other. A target whose name is unknown (its Application names a server no cluster
+is known by) is matched by server alone.
+
 A cluster the answer lacks is *lost* unless its departure is explicit: its Secret was deleted while
 it was Decommissioning (``FleetView.departed()``, or the Application still records the cluster phase
 Decommissioning), or it is Decommissioning now and the input drops decommissioned clusters. A Secret
@@ -34,6 +40,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from argocd_lifecycle.generators.fleet.view import Hold, HoldReporter, Target
@@ -55,28 +62,45 @@ class DropSettling(Unavailable):
     """The answer drops clusters that left moments ago (503 until the loss has settled)."""
 
 
+Identity = tuple[str, str]  # (server, name)
+
+
 @dataclass(frozen=True)
 class Fleet:
     """What the guard needs to know about the clusters now, for one answer."""
 
-    #: servers in the answer
-    answered: Collection[str]
-    #: servers of every cluster known now, and of those Decommissioning now
-    known: Collection[str]
-    decommissioning: Collection[str]
+    #: (server, name) of every cluster in the answer
+    answered: Collection[Identity]
+    #: (server, name) of every cluster known now, and of those Decommissioning now
+    known: Collection[Identity]
+    decommissioning: Collection[Identity]
     #: servers of clusters whose Secret was deleted while Decommissioning
     departed: Collection[str]
     drop_decommissioned: bool = False
+
+    @cached_property
+    def _servers(self) -> dict[str, frozenset[str]]:
+        """The servers of each collection, for targets whose name is unknown."""
+        return {
+            field: frozenset(server for server, _ in getattr(self, field))
+            for field in ("answered", "known", "decommissioning")
+        }
+
+    def holds(self, field: str, target: Target) -> bool:
+        """Whether collection ``field`` holds the target: by server and name, by server when unnamed."""
+        if target.name:
+            return (target.server, target.name) in getattr(self, field)
+        return target.server in self._servers[field]
 
 
 def lost(targets: Collection[Target], fleet: Fleet) -> list[Target]:
     """The targets the answer would make Argo CD delete, explicit departures left out."""
     out = []
     for t in targets:
-        if t.server in fleet.answered:
+        if fleet.holds("answered", t):
             continue
-        if t.server in fleet.known:
-            if fleet.drop_decommissioned and t.server in fleet.decommissioning:
+        if fleet.holds("known", t):
+            if fleet.drop_decommissioned and fleet.holds("decommissioning", t):
                 continue  # Decommissioning and dropped on request
         elif t.server in fleet.departed or t.departing:
             continue  # the Secret went after a decommission

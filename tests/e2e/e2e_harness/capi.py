@@ -92,7 +92,16 @@ def kubeconfig_secret(cluster: dict[str, Any], config: dict[str, Any] | str) -> 
 
 
 #: what `generator serve` gets in the e2e tier: the Cluster API source on, for one namespace
-GENERATOR_FLAGS = ["--capi", "--capi-namespace", NAMESPACE, "--capi-copy-label", "env"]
+#: (the downstream kube-apiserver listens on loopback, which the generator refuses unless told)
+GENERATOR_FLAGS = [
+    "--capi",
+    "--capi-namespace",
+    NAMESPACE,
+    "--capi-copy-label",
+    "env",
+    "--capi-allow-server",
+    "127.0.0.0/8",
+]
 
 
 class ApiServer(Protocol):

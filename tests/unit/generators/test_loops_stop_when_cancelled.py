@@ -88,7 +88,7 @@ def test_the_capi_reconciler_ends_when_cancelled_as_it_is_poked() -> None:
             None,  # type: ignore[arg-type]  # a follower never calls the API
             Store(),
             inventory,
-            CapiSettings(),
+            CapiSettings(("capi-clusters",)),
             is_leader=lambda: False,
             events=ClusterEvents(None, lambda: False),
             announce=lambda name, reason, message: asyncio.sleep(0, False),

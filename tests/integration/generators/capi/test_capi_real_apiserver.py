@@ -8,6 +8,7 @@ prober can reach. ``generator serve``'s fleet runs with ``--capi`` settings thro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -18,6 +19,7 @@ import httpx
 import pytest
 
 from argocd_lifecycle.generators.capi.names import CLUSTERS, Resource
+from argocd_lifecycle.generators.capi.servers import ServerPolicy, ServerRule
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.source import served
 from argocd_lifecycle.kube import KubeSettings, connect
@@ -34,6 +36,8 @@ NS = capi.NAMESPACE
 CHECKS = "capi-fixture-checks"  # apart, so that the checked objects are nobody's workers
 GROUP = "/apis/cluster.x-k8s.io/v1beta2/namespaces/" + NS
 OURS = "capi.capi-clusters.workload-1"
+#: the workload clusters here are loopback servers, which the generator refuses unless told
+LOOPBACK = ServerPolicy(allow=(ServerRule.parse("127.0.0.0/8", where="test"),))
 
 
 def _argo_crd(kind: str) -> dict[str, Any]:
@@ -142,10 +146,11 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
     kube = connect(KubeSettings(str(management.kubeconfig)))
     core = kube.core
     edge = LoopbackCluster(tmp_path / "pki", "workload-1")
+    second = LoopbackCluster(tmp_path / "pki-2", "edge-2").start()
     edge.sim.upgrade("v1.34.2", ["v1.34.2"] * 2)
     edge.start()
     serve = replace(settings(kubeconfig=management.kubeconfig, leader_election=False),
-                    capi=CapiSettings((NS,), ("env", "team.example.com/*")))  # fmt: skip
+                    capi=CapiSettings((NS,), ("env", "team.example.com/*"), LOOPBACK))  # fmt: skip
 
     def ours() -> dict[str, Any] | None:
         listing = kube.call("list", core.list_namespaced_secret, "argocd")
@@ -178,7 +183,9 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
             other = capi.fixture("cluster-plain", name="edge-2")
             other["spec"]["controlPlaneRef"]["name"] = "absent"
             other = create(http, other)
-            kube.call("create", core.create_namespaced_secret, NS, capi.kubeconfig_secret(other, config))
+            # its own server: a second Secret for workload-1's would be refused (servers are identities)
+            other_config = capi.kubeconfig("edge-2", second.url, second.ca.pem, token=second.sim.token)
+            kube.call("create", core.create_namespaced_secret, NS, capi.kubeconfig_secret(other, other_config))
             await eventually(lambda: "edge-2.capi-clusters" in by_name(fleet), "edge-2 registered", timeout=30)
             assert ours() is None, "registered before the control plane was initialised"
 
@@ -263,6 +270,7 @@ def test_capi_drives_registration_upgrade_scaling_and_departure(management: Clus
             http.close()
             await fleet.aclose()
             edge.stop()
+            second.stop()
 
     asyncio.run(story())
 
@@ -275,7 +283,7 @@ def test_a_secret_we_did_not_create_is_never_touched(management: Cluster, tmp_pa
     kube.call("create", core.create_namespaced_secret, "argocd", theirs)
     before = kube.call("read", core.read_namespaced_secret, "capi.capi-clusters.edge-1", "argocd")
     serve = replace(settings(kubeconfig=management.kubeconfig, leader_election=False, identity="b"),
-                    capi=CapiSettings((NS,), ("env",)))  # fmt: skip
+                    capi=CapiSettings((NS,), ("env",), LOOPBACK))  # fmt: skip
 
     def warnings(reason: str) -> list[dict[str, Any]]:
         listing = kube.call("list events", core.list_namespaced_event, NS)
@@ -311,7 +319,7 @@ def test_an_unusable_kubeconfig_is_a_warning_on_the_cluster_and_no_secret(manage
     kube = connect(KubeSettings(str(management.kubeconfig)))
     core = kube.core
     serve = replace(settings(kubeconfig=management.kubeconfig, leader_election=False, identity="c"),
-                    capi=CapiSettings((NS,), ()))  # fmt: skip
+                    capi=CapiSettings((NS,), (), LOOPBACK))  # fmt: skip
 
     async def story() -> None:
         fleet, _ = await started(serve)
@@ -335,5 +343,125 @@ def test_an_unusable_kubeconfig_is_a_warning_on_the_cluster_and_no_secret(manage
         finally:
             http.close()
             await fleet.aclose()
+
+    asyncio.run(story())
+
+
+def _warnings(kube: Any, reason: str, name: str, namespace: str = NS) -> list[dict[str, Any]]:
+    listing = kube.call("list events", kube.core.list_namespaced_event, namespace)
+    return [e for e in listing["items"] if e["reason"] == reason and e["involvedObject"]["name"] == name]
+
+
+def _capi_secrets(kube: Any) -> set[str]:
+    listing = kube.call("list", kube.core.list_namespaced_secret, "argocd")
+    return {s["metadata"]["name"] for s in listing["items"] if s["metadata"]["name"].startswith("capi.")}
+
+
+def test_kubeconfigs_naming_the_management_cluster_or_another_clusters_server_are_never_registered(
+    management: Cluster, tmp_path: Path
+) -> None:
+    """Finding 1: a tenant's kubeconfig naming https://kubernetes.default.svc with a client certificate and no
+    token became a cluster Secret, which Argo CD answers with its own account (rest.InClusterConfig()); one
+    naming the management API server, or copying a hand-written cluster's server, was registered as well."""
+    kube = connect(KubeSettings(str(management.kubeconfig)))
+    core = kube.core
+    edge = LoopbackCluster(tmp_path / "pki", "edge-hand").start()
+    kube.call("create", core.create_namespaced_secret, "argocd", edge.secret(secret_name="cluster-edge-hand"))
+    serve = replace(settings(kubeconfig=management.kubeconfig, leader_election=False, identity="d"),
+                    capi=CapiSettings((NS,), ("env",), LOOPBACK))  # fmt: skip
+    cert = management.admin  # any client certificate: with it and no token Argo CD used its own account
+    attacks = {
+        "inside-1": ("https://kubernetes.default.svc", "in-cluster API server (Argo CD would use its own account)"),
+        "inside-2": ("https://KUBERNETES.default.svc.cluster.local:443/", "in-cluster API server"),
+        "inside-3": (management.server, "the server is the management cluster's API server"),
+        # the hand-written cluster's server, spelled otherwise (scheme case, a trailing slash)
+        "copycat": (
+            edge.url.replace("https://", "HTTPS://") + "/",
+            "also the server of cluster Secret argocd/cluster-edge-hand",
+        ),
+    }
+
+    async def story() -> None:
+        fleet, _ = await started(serve)
+        http = management.http()
+        created = []
+        try:
+            for name, (server, _) in attacks.items():
+                cluster = create(http, capi.fixture("cluster-plain", name=name))
+                created.append(cluster)
+                config = capi.kubeconfig(name, server, edge.ca.pem, cert_pem=cert.cert_pem, key_pem=cert.key_pem)
+                kube.call("create", core.create_namespaced_secret, NS, capi.kubeconfig_secret(cluster, config))
+            for name, (_, why) in attacks.items():
+                found = await eventually_read(
+                    lambda n=name: _warnings(kube, "ClusterServerRefused", n), f"{name} refused"
+                )
+                assert found[0]["type"] == "Warning" and why in found[0]["message"], found[0]["message"]
+                assert "no cluster Secret is written" in found[0]["message"]
+            assert not {f"capi.{NS}.{name}" for name in attacks} & _capi_secrets(kube)
+            assert not {f"{name}.{NS}" for name in attacks} & set(by_name(fleet))
+        finally:
+            for cluster in created:
+                merge(http, cluster, {"metadata": {"finalizers": None}})
+                http.delete(f"{GROUP}/clusters/{cluster['metadata']['name']}")
+                kube.call("delete", core.delete_namespaced_secret, cluster["metadata"]["name"] + "-kubeconfig", NS)
+            kube.call("delete", core.delete_namespaced_secret, "cluster-edge-hand", "argocd")
+            http.close()
+            await fleet.aclose()
+            edge.stop()
+
+    asyncio.run(story())
+
+
+def test_a_hand_written_secret_for_our_server_stops_our_updates_until_it_goes(
+    management: Cluster, tmp_path: Path
+) -> None:
+    """Ours came first; then someone registers the same server by hand. Ours is neither deleted (its
+    Applications would go) nor updated (Argo CD's choice between the two would stay the tenant's): both the
+    CAPI Cluster and our Secret say so, and updates resume once the hand-written Secret is gone."""
+    kube = connect(KubeSettings(str(management.kubeconfig)))
+    core = kube.core
+    edge = LoopbackCluster(tmp_path / "pki", "edge-3").start()
+    serve = replace(settings(kubeconfig=management.kubeconfig, leader_election=False, identity="e"),
+                    capi=CapiSettings((NS,), ("env",), LOOPBACK))  # fmt: skip
+    ours = "capi.capi-clusters.edge-3"
+
+    def labels() -> dict[str, str]:
+        return dict(kube.call("read", core.read_namespaced_secret, ours, "argocd")["metadata"].get("labels") or {})
+
+    async def story() -> None:
+        fleet, _ = await started(serve)
+        http = management.http()
+        cluster = create(http, capi.fixture("cluster-plain", name="edge-3"))
+        try:
+            config = capi.kubeconfig("edge-3", edge.url, edge.ca.pem, token=edge.sim.token)
+            kube.call("create", core.create_namespaced_secret, NS, capi.kubeconfig_secret(cluster, config))
+            await eventually_read(lambda: ours in _capi_secrets(kube), "our Secret")
+            # the same server, spelled otherwise (case, default port written out, a trailing slash)
+            hand = edge.secret(secret_name="cluster-edge-3-hand")
+            hand["stringData"].update(name="edge-3-by-hand", server=edge.url + "/")
+            kube.call("create", core.create_namespaced_secret, "argocd", hand)
+            conflict = await eventually_read(lambda: _warnings(kube, "ClusterServerConflict", "edge-3"), "the conflict")
+            assert (
+                "is no longer updated: the server is also the server of cluster Secret argocd/cluster-edge-3-hand"
+                in (conflict[0]["message"])
+            )
+            on_secret = await eventually_read(
+                lambda: _warnings(kube, "ClusterServerConflict", ours, "argocd"), "the conflict on our Secret"
+            )
+            assert on_secret[0]["type"] == "Warning" and on_secret[0]["involvedObject"]["kind"] == "Secret"
+            cluster = merge(http, cluster, {"metadata": {"labels": {"env": "frozen"}}})
+            await asyncio.sleep(3)
+            assert labels().get("env") != "frozen" and ours in _capi_secrets(kube)  # neither updated nor deleted
+            kube.call("delete", core.delete_namespaced_secret, "cluster-edge-3-hand", "argocd")
+            await eventually_read(lambda: labels().get("env") == "frozen", "updates once the conflict is gone")
+        finally:
+            merge(http, cluster, {"metadata": {"finalizers": None}})
+            http.delete(f"{GROUP}/clusters/edge-3")
+            kube.call("delete", core.delete_namespaced_secret, "edge-3-kubeconfig", NS)
+            http.close()
+            await fleet.aclose()
+            edge.stop()
+            with contextlib.suppress(Exception):
+                kube.call("delete", core.delete_namespaced_secret, ours, "argocd")
 
     asyncio.run(story())

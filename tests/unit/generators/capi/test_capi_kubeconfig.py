@@ -103,6 +103,17 @@ def test_anything_that_is_not_inline_data_is_refused(where: str, key: str, value
         ("https://127.0.0.1:99999", "server is not a URL"),
         ("https://" + "a" * 3000, "server is not a URL"),
         ("", "the cluster has no server"),
+        # spellings that would reach an address the server checks never saw
+        ("https://%6bubernetes.default.svc", "server's host must not hold percent-escapes"),
+        ("https://[fe80::1%25eth0]:6443", "server's host must not hold percent-escapes"),
+        ("https://127.1:6443", "server's host is an IP address in a non-canonical form"),
+        ("https://2130706433", "server's host is an IP address in a non-canonical form"),
+        ("https://0x7f.0.0.1", "server's host is an IP address in a non-canonical form"),
+        ("https://0177.0.0.1", "server's host is an IP address in a non-canonical form"),
+        ("https://kübernetes.default.svc", "server is not a URL"),
+        ("https://under_score.example", "server's host is neither a host name nor an IP address"),
+        ("https://api.example/../x", "server's path must be plain segments (no escapes, empty, '.' or '..' segments)"),
+        ("https://api.example/a%2Fb", "server's path must be plain segments (no escapes, empty, '.' or '..' segments)"),
     ],
 )
 def test_the_server_must_be_a_plain_url(server: str, problem: str) -> None:
@@ -117,8 +128,10 @@ def test_credentials_must_be_present_and_whole() -> None:
     assert refused(doc) == "client-certificate-data and client-key-data go together"
     doc["users"][0]["user"] = {}
     assert refused(doc) == "the user has neither a client certificate nor a token"
-    doc["users"][0]["user"] = {"token": TOKEN + "\nX-Evil: 1"}
-    assert refused(doc) == "token must be one line of text"
+    injected = 'x"}, "execProviderConfig": {"command": "sh"}, "y": {"'
+    for token in (TOKEN + "\nX-Evil: 1", injected, "to\\u006ben", "tōken"):
+        doc["users"][0]["user"] = {"token": token}
+        assert refused(doc) == "token must be a bearer token (letters, digits and -._~+/, then '=')"
 
 
 def test_pem_data_must_be_base64_of_pem() -> None:
@@ -137,6 +150,8 @@ def test_pem_data_must_be_base64_of_pem() -> None:
         (lambda d: d.update({"clusters": "x"}), "clusters must be a list"),
         (lambda d: d["clusters"][0]["cluster"].update({"insecure-skip-tls-verify": "yes"}),
          "insecure-skip-tls-verify or tls-server-name has the wrong type"),
+        (lambda d: d["clusters"][0]["cluster"].update({"tls-server-name": 'api"\\u0022'}),
+         "tls-server-name is not a host name or an IP address"),
     ],
 )  # fmt: skip
 def test_a_kubeconfig_that_does_not_hang_together(mutate: Any, problem: str) -> None:

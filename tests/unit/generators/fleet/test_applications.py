@@ -97,3 +97,25 @@ def test_objects_of_an_unexpected_shape_do_not_count() -> None:
     index.listed([odd, foreign, {"metadata": {}}])
     # owned but without a destination: still an Application Argo CD would delete, so it counts
     assert index.targets("guestbook") == {Target("name:")}
+
+
+def test_an_application_keeps_the_cluster_name_it_was_made_for_when_another_takes_its_server() -> None:
+    """Relabelling behind a duplicated server: the Application was made for cluster "alpha"; once a Secret
+    named "impostor" holds the same server (and alpha is relabelled away), a name looked up by server now
+    would say "impostor" and the loss of alpha's Application would hide behind it."""
+    known = {"https://a": "alpha"}
+    index = ApplicationIndex(lambda server, name: (server, name or known.get(server, "")))
+    index.listed([app("guestbook-alpha", server="https://a")])
+    assert index.targets("guestbook") == {Target("https://a", "alpha")}
+    known["https://a"] = "impostor"
+    index.upserted(app("guestbook-alpha", server="https://a"))  # Argo CD updates its status: still alpha's
+    assert index.targets("guestbook") == {Target("https://a", "alpha")}
+    index.read = lambda: [app("guestbook-alpha", server="https://a")]
+    assert index.confirm("guestbook") == {Target("https://a", "alpha")}
+    # a new destination is resolved afresh; a deleted Application is forgotten
+    known["https://b"] = "beta"
+    index.upserted(app("guestbook-alpha", server="https://b"))
+    assert index.targets("guestbook") == {Target("https://b", "beta")}
+    index.deleted(app("guestbook-alpha", server="https://a"))
+    index.upserted(app("guestbook-alpha", server="https://a"))
+    assert index.targets("guestbook") == {Target("https://a", "impostor")}

@@ -121,7 +121,8 @@ def test_the_application_remembers_a_decommission_after_the_generator_forgot_it(
 
 def test_a_decommissioned_cluster_that_is_still_registered_is_lost_unless_dropped_on_request() -> None:
     targets = [Target("https://a"), Target("https://b")]
-    base = {"answered": {"https://b"}, "known": {"https://a", "https://b"}, "decommissioning": {"https://a"}}
+    a, b = ("https://a", "a"), ("https://b", "b")
+    base = {"answered": {b}, "known": {a, b}, "decommissioning": {a}}
     assert lost(targets, Fleet(**base, departed=set())) == [Target("https://a")]
     assert lost(targets, Fleet(**base, departed=set(), drop_decommissioned=True)) == []
     # the departing record only counts once the Secret is gone
@@ -134,10 +135,10 @@ def test_a_loss_is_judged_once_it_has_not_changed_for_the_settle_window() -> Non
     reported = Reported()
     guard = MassDropGuard(50, settle=5, reporter=reported, clock=lambda: now[0])
     targets = [Target(f"https://c{i}", f"c{i}") for i in range(10)]
-    known = {t.server for t in targets}
+    known = {(t.server, t.name) for t in targets}
 
     def fleet(gone: int) -> Fleet:
-        left = {t.server for t in targets[gone:]}
+        left = {(t.server, t.name) for t in targets[gone:]}
         return Fleet(answered=left, known=left, decommissioning=set(), departed=set())
 
     def check(gone: int) -> None:
@@ -183,6 +184,30 @@ def test_a_message_names_ten_clusters_and_counts_the_rest() -> None:
         guard.check(APPSET, targets, Fleet(set(), set(), set(), set()), allow=False)
     assert "c00, c01, c02, c03, c04, c05, c06, c07, c08, c09 and 20 more." in refused.value.message
     assert isinstance(refused.value, Unavailable) and refused.value.status == 503
+
+
+def test_relabelling_three_of_four_clusters_behind_duplicates_of_their_servers_is_held() -> None:
+    """The attack: Secrets of other names take the servers of three of four clusters (a tenant's Cluster API
+    kubeconfigs did, before servers became identities) and the three are relabelled out of the selector.
+    Every server is still in the answer, so a guard keyed by server gave it (200) and Argo CD deleted the
+    three clusters' Applications; keyed by server and name, three of four are lost and it is held (503)."""
+    fleet, apps = _fleet(4), AppsBaseline()
+    service = _service(fleet, apps)
+    assert _applied(service, apps, fleet, PROD) == ["c0", "c1", "c2", "c3"]
+    for victim in ("c0", "c1", "c2"):
+        server = fleet.update(victim, labels={"env": "elsewhere"}).server
+        fleet.put(cluster(f"{victim}.tenant", server=server, secret_name=f"capi.tenant.{victim}"))
+    with pytest.raises(MassDropRefused, match="would drop 3 of the 4 clusters its Applications target"):
+        _ask(_service(fleet, apps), PROD)
+    assert {t.name for t in apps.targets(APPSET)} == {"c0", "c1", "c2", "c3"}  # no Application deleted
+    # and a name-less target (its Application names a server no cluster is known by) is matched by server
+    assert (
+        lost(
+            [Target("https://c0.example.test:6443")],
+            Fleet({("https://c0.example.test:6443", "x")}, set(), set(), set()),
+        )
+        == []
+    )
 
 
 def test_a_drop_is_given_only_after_a_fresh_read_agrees(
