@@ -14,7 +14,8 @@ A Secret of the same name that we did not create (no ``managed-by`` label) is ne
 Cluster gets a Warning Event saying so. Failed calls are retried a few seconds later.
 
 Servers are identities (servers.py): a kubeconfig naming the management cluster, a refused address or
-the server of another cluster Secret never becomes a Secret (Warning ``ClusterServerRefused`` on the
+the server of another cluster Secret (or a Cluster whose Argo CD name another Secret has) never
+becomes a Secret (Warning ``ClusterServerRefused`` on the
 CAPI Cluster; our Secret, if any, keeps the server it has). When our Secret's own server becomes
 refused (a hand-written Secret for that server appeared after ours, or the operator's lists changed),
 our Secret is no longer updated, only torn down when its Cluster goes, and both the CAPI Cluster and
@@ -37,6 +38,7 @@ from argocd_lifecycle.generators.capi.intent import Intent, intent, scaled_messa
 from argocd_lifecycle.generators.capi.names import WORKERS_ANNOTATION
 from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey, InvalidCapiObject
 from argocd_lifecycle.generators.capi.registration import (
+    cluster_name,
     desired,
     is_ours,
     manifest,
@@ -44,7 +46,7 @@ from argocd_lifecycle.generators.capi.registration import (
     secret_name,
     source_of,
 )
-from argocd_lifecycle.generators.capi.servers import InvalidServer, ServerIndex, parse_server
+from argocd_lifecycle.generators.capi.servers import Holders, InvalidServer, parse_server, server_key
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
 from argocd_lifecycle.generators.fleet.inventory import Change, Inventory
@@ -82,10 +84,11 @@ class Reconciler:
         #: counts for tests and logs
         self.rounds = 0
         self.writes = 0
-        #: the server of every cluster Secret, ours and hand-written, kept in step with the inventory
-        self.servers = ServerIndex()
+        #: the server and the Argo CD name of every cluster Secret, ours and hand-written, kept in step
+        #: with the inventory: both are identities Argo CD resolves Applications by
+        self.servers, self.names = Holders(), Holders()
         for name, secret in inventory.secrets.items():
-            self.servers.put(name, secret.server)
+            self._index(name, secret)
         inventory.subscribe(self._on_secret)
 
     # -- what needs a look ------------------------------------------------------------------------
@@ -93,10 +96,14 @@ class Reconciler:
         self._dirty.update(keys)
         self._wake.set()
 
+    def _index(self, name: str, secret: ClusterSecret | None) -> set[str]:
+        """Index Secret ``name`` as it is now (None: gone); the Secrets sharing its old or new identity."""
+        sharing = self.servers.put(name, server_key(secret.server) if secret is not None else None)
+        return sharing | self.names.put(name, secret.name if secret is not None else None)
+
     def _on_secret(self, change: Change) -> None:
-        secret = self.inventory.secrets.get(change.secret_name)
-        sharing = self.servers.put(change.secret_name, secret.server if secret is not None else None)
-        # ours, and ours that share the old or the new server of this one (a conflict begins or ends)
+        sharing = self._index(change.secret_name, self.inventory.secrets.get(change.secret_name))
+        # ours, and ours that share the old or the new server or name of this one (a conflict begins or ends)
         for name in {change.secret_name, *sharing}:
             held = change.secret if name == change.secret_name else self.inventory.secrets.get(name)
             if held is not None and is_ours(held.labels) and (key := source_of(held.annotations)):
@@ -164,7 +171,7 @@ class Reconciler:
         )
         if not it.register:
             return
-        if ours is not None and (why := self._refused(ours.server, name)):
+        if ours is not None and (why := self._refused(ours.server, ours.name, name)):
             message = f"Secret {self.namespace}/{name} is no longer updated: {why}; delete one of them"
             await self.events.warn(entry, "ClusterServerConflict", message)
             await self.events.warn_secret(ours, "ClusterServerConflict", message)
@@ -174,7 +181,7 @@ class Reconciler:
             await self.events.warn(entry, "InvalidKubeconfig", kubeconfig.message)
         elif isinstance(kubeconfig, Kubeconfig):
             endpoint = kubeconfig.endpoint
-            if why := self._refused(endpoint.server, name):
+            if why := self._refused(endpoint.server, cluster_name(key), name):
                 kept = "it keeps the server it has" if ours is not None else "no cluster Secret is written"
                 where = f"Secret {key.namespace}/{key.name}-kubeconfig"
                 await self.events.warn(entry, "ClusterServerRefused", f"{where}: {why}; {kept}")
@@ -197,11 +204,13 @@ class Reconciler:
             await self.events.warn(entry, "InvalidKubeconfig", exc.message)
             return
         if want.data:  # claimed now: another Cluster of this round must not take it before the watch tells
-            self.servers.put(name, want.data["server"])
+            self.servers.put(name, server_key(want.data["server"]))
+            self.names.put(name, want.data["name"])
         await self._scaled(key, name, previous, it)
 
-    def _refused(self, text: str, name: str) -> str | None:
-        """Why Secret ``name`` may not have server ``text``: the policy, or another cluster Secret's."""
+    def _refused(self, text: str, cluster: str, name: str) -> str | None:
+        """Why Secret ``name`` may not have server ``text`` and Argo CD name ``cluster``: the policy, or
+        another cluster Secret's server or name."""
         try:
             server = parse_server(text)
         except InvalidServer as exc:
@@ -209,11 +218,12 @@ class Reconciler:
         why = self.settings.servers.refusal(server)
         if why is not None:
             return why
-        others = self.servers.others(server.key, name)
-        if not others:
-            return None
-        more = f" and {len(others) - 1} more" if len(others) > 1 else ""
-        return f"the server is also the server of cluster Secret {self.namespace}/{others[0]}{more}"
+        for what, others in (("server", self.servers.others(server.key, name)),
+                             ("name", self.names.others(cluster, name))):  # fmt: skip
+            if others:
+                more = f" and {len(others) - 1} more" if len(others) > 1 else ""
+                return f"the {what} is also the {what} of cluster Secret {self.namespace}/{others[0]}{more}"
+        return None
 
     async def _scaled(self, key: ClusterKey, name: str, previous: str | None, it: Intent) -> None:
         groups, self._groups[key] = self._groups.get(key, ()), it.groups

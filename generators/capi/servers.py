@@ -10,7 +10,7 @@ Secret, it must not be:
   the Service address pods get (``KUBERNETES_SERVICE_HOST:PORT``) and the API server the generator
   itself talks to;
 - another cluster Secret's server: Argo CD picks one Secret per server, so a second one makes its
-  choice of credentials for that server arbitrary (``ServerIndex``);
+  choice of credentials for that server arbitrary (``Holders``; names are kept unique the same way);
 - loopback, link-local or unspecified (``0.0.0.0`` reaches loopback), unless an ``--capi-allow-server``
   entry inside those ranges names it; or denied by ``--capi-deny-server``; or, once allow entries are
   given, outside all of them.
@@ -207,8 +207,16 @@ class ServerPolicy:
         return None
 
 
-class ServerIndex:
-    """The normalised server of every cluster Secret, by Secret name, and the Secrets holding each one."""
+def server_key(text: str) -> str:
+    """``Server.key`` of a server; a hand-written spelling we would refuse keeps its exact string."""
+    try:
+        return parse_server(text).key
+    except InvalidServer:
+        return text
+
+
+class Holders:
+    """Which cluster Secrets hold each key (a normalised server, an Argo CD cluster name), by Secret name."""
 
     def __init__(self) -> None:
         self._by_name: dict[str, str] = {}
@@ -217,12 +225,8 @@ class ServerIndex:
     def key_of(self, name: str) -> str | None:
         return self._by_name.get(name)
 
-    def put(self, name: str, server: str | None) -> set[str]:
-        """Record (None: forget) the server of Secret ``name``; the Secrets sharing its old or new server."""
-        try:
-            key = parse_server(server).key if server else None
-        except InvalidServer:
-            key = server  # a hand-written spelling we would refuse still holds its exact string
+    def put(self, name: str, key: str | None) -> set[str]:
+        """Record (None: forget) the key of Secret ``name``; the Secrets sharing its old or new key."""
         old = self._by_name.pop(name, None)
         if old is not None:
             held = self._holders.get(old, set())
@@ -235,5 +239,5 @@ class ServerIndex:
         return {n for k in (old, key) if k is not None for n in self._holders.get(k, ())} - {name}
 
     def others(self, key: str, name: str) -> list[str]:
-        """The Secrets other than ``name`` whose server is ``key``, sorted."""
+        """The Secrets other than ``name`` holding ``key``, sorted."""
         return sorted(self._holders.get(key, set()) - {name})

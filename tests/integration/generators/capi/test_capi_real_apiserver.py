@@ -367,6 +367,10 @@ def test_kubeconfigs_naming_the_management_cluster_or_another_clusters_server_ar
     core = kube.core
     edge = LoopbackCluster(tmp_path / "pki", "edge-hand").start()
     kube.call("create", core.create_namespaced_secret, "argocd", edge.secret(secret_name="cluster-edge-hand"))
+    # a hand-written cluster already named as Argo CD would name CAPI's Cluster "squat" of this namespace
+    named = edge.secret(secret_name="cluster-named-hand")
+    named["stringData"].update(name=f"squat.{NS}", server="https://10.255.255.1:6443")
+    kube.call("create", core.create_namespaced_secret, "argocd", named)
     serve = replace(settings(kubeconfig=management.kubeconfig, leader_election=False, identity="d"),
                     capi=CapiSettings((NS,), ("env",), LOOPBACK))  # fmt: skip
     cert = management.admin  # any client certificate: with it and no token Argo CD used its own account
@@ -379,6 +383,7 @@ def test_kubeconfigs_naming_the_management_cluster_or_another_clusters_server_ar
             edge.url.replace("https://", "HTTPS://") + "/",
             "also the server of cluster Secret argocd/cluster-edge-hand",
         ),
+        "squat": ("https://127.0.0.2:6443", "the name is also the name of cluster Secret argocd/cluster-named-hand"),
     }
 
     async def story() -> None:
@@ -398,13 +403,14 @@ def test_kubeconfigs_naming_the_management_cluster_or_another_clusters_server_ar
                 assert found[0]["type"] == "Warning" and why in found[0]["message"], found[0]["message"]
                 assert "no cluster Secret is written" in found[0]["message"]
             assert not {f"capi.{NS}.{name}" for name in attacks} & _capi_secrets(kube)
-            assert not {f"{name}.{NS}" for name in attacks} & set(by_name(fleet))
+            assert by_name(fleet)[f"squat.{NS}"].secret_name == "cluster-named-hand"
         finally:
             for cluster in created:
                 merge(http, cluster, {"metadata": {"finalizers": None}})
                 http.delete(f"{GROUP}/clusters/{cluster['metadata']['name']}")
                 kube.call("delete", core.delete_namespaced_secret, cluster["metadata"]["name"] + "-kubeconfig", NS)
-            kube.call("delete", core.delete_namespaced_secret, "cluster-edge-hand", "argocd")
+            for hand in ("cluster-edge-hand", "cluster-named-hand"):
+                kube.call("delete", core.delete_namespaced_secret, hand, "argocd")
             http.close()
             await fleet.aclose()
             edge.stop()

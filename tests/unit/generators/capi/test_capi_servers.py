@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from argocd_lifecycle.generators.capi.servers import (
+    Holders,
     InvalidServer,
-    ServerIndex,
     ServerPolicy,
     ServerRule,
     parse_server,
+    server_key,
 )
 from argocd_lifecycle.model import IN_CLUSTER_SERVER
 
@@ -148,16 +149,16 @@ def test_a_list_entry_is_a_cidr_an_address_a_name_or_a_domain(text: str) -> None
 
 
 def test_the_index_tells_who_shares_a_server() -> None:
-    index = ServerIndex()
-    assert index.put("cluster-a", "https://api.example") == set()
-    assert index.put("capi.t.x", "https://API.example:443/") == {"cluster-a"}
-    assert index.others(parse_server("https://api.example").key, "capi.t.x") == ["cluster-a"]
-    assert index.others(parse_server("https://api.example").key, "cluster-a") == ["capi.t.x"]
+    index = Holders()
+    key = server_key("https://api.example")
+    assert index.put("cluster-a", key) == set()
+    assert index.put("capi.t.x", server_key("https://API.example:443/")) == {"cluster-a"}
+    assert index.others(key, "capi.t.x") == ["cluster-a"]
+    assert index.others(key, "cluster-a") == ["capi.t.x"]
     # cluster-a moves away: who shared its old server is told
-    assert index.put("cluster-a", "https://other.example") == {"capi.t.x"}
-    assert index.others(parse_server("https://api.example").key, "capi.t.x") == []
+    assert index.put("cluster-a", server_key("https://other.example")) == {"capi.t.x"}
+    assert index.others(key, "capi.t.x") == []
     assert index.put("cluster-a", None) == set()
     assert index.key_of("cluster-a") is None
     # a hand-written server we could not parse still holds its exact string
-    index.put("odd", "https://under_score.example")
-    assert index.key_of("odd") == "https://under_score.example"
+    assert server_key("https://under_score.example") == "https://under_score.example"
