@@ -90,7 +90,6 @@ def requests(count: int, seed: int) -> list[bytes]:
                 "syncStatus": "OutOfSync",
                 "health": "Degraded",
                 "message": "one or more objects failed to apply",
-                "argocdUrl": "https://argocd.example",
             }
             body = json.dumps(event).encode()
             recent = [*recent[-99:], body]
@@ -178,7 +177,8 @@ def start_receiver(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
     (folder / "hmac").write_text("bench-hmac")
     config = folder / "receiver.yaml"
     config.write_text(
-        "inbound: {tokenFile: token, hmacSecretFile: hmac}\n"
+        "inbound: {tokenFile: token, lifecycleSecretFile: hmac}\n"
+        "argocdUrl: https://argocd.example\n"
         "dedupe: {window: 30m}\n"
         "flap: {threshold: 1000}\n"
         "receivers: [{name: ops-slack, type: slack, url: 'http://127.0.0.1:9/slack'}]\n"

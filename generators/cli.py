@@ -129,7 +129,12 @@ def _serve_options(func: Any) -> Any:
         click.option("--leader-election/--no-leader-election", default=True, show_default=True, help="Lease election."),
         click.option("--identity", default="", help="Lease holder identity (default: hostname + random suffix)."),
         click.option("--receiver-url", default="", help="POST lifecycle events here (receiver /v1/events/lifecycle)."),
-        click.option("--receiver-secret-file", type=path, help="HMAC secret shared with the receiver."),
+        click.option("--receiver-secret-file", type=path, help="The receiver's lifecycle secret (signs events)."),
+        click.option(
+            "--receiver-external-secret-file",
+            type=path,
+            help="The receiver's external secret: signs held answers for /v1/events/external (else not posted).",
+        ),
         click.option(
             "--plugin-configmap", default="", help="Refresh only ApplicationSets using this plugin ConfigMap."
         ),
@@ -179,6 +184,9 @@ def serve(**opts: Any) -> None:
         identity=opts["identity"] or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
         receiver_url=opts["receiver_url"],
         receiver_secret=receiver_secret(opts["receiver_secret_file"], opts["receiver_url"]),
+        receiver_external_secret=receiver_secret(
+            opts["receiver_external_secret_file"], opts["receiver_url"], "--receiver-external-secret-file"
+        ),
         plugin_configmap=opts["plugin_configmap"],
         log_level=opts["log_level"],
         limits=limits_from_options(

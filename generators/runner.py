@@ -88,7 +88,9 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         engine.set_leader(True)
     notifier = None
     if settings.receiver_url:
-        notifier = outputs.notifier = Notifier(settings.receiver_url, settings.receiver_secret)
+        notifier = outputs.notifier = Notifier(
+            settings.receiver_url, settings.receiver_secret, external_secret=settings.receiver_external_secret
+        )
     applications = ApplicationIndex(engine.identify) if kube is not None else None
     if kube is not None:
         outputs.writer = KubeWriter(kube, is_leader, instance=settings.identity)

@@ -33,6 +33,7 @@ class ServeSettings:
     leader_election: bool
     identity: str
     receiver_url: str
+    #: signs lifecycle events (the receiver's lifecycle secret)
     receiver_secret: bytes
     plugin_configmap: str
     log_level: str
@@ -42,6 +43,8 @@ class ServeSettings:
     limits: Limits = field(default_factory=Limits)
     #: further ``--listen`` addresses after (host, port), such as loopback beside the pod's IP
     more_listen: tuple[tuple[str, int], ...] = ()
+    #: signs the held answers' external events (the receiver's external secret); b"": not posted
+    receiver_external_secret: bytes = field(default=b"", repr=False)
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -75,16 +78,19 @@ def parse_size(text: str, *, where: str, low: int, high: int) -> int:
     return value
 
 
-def receiver_secret(path: Path | None, url: str) -> bytes:
-    """The HMAC secret shared with the receiver, from ``--receiver-secret-file`` (needed with a URL)."""
+def receiver_secret(path: Path | None, url: str, flag: str = "--receiver-secret-file") -> bytes:
+    """A HMAC secret of the receiver's, from ``flag``: ``--receiver-secret-file`` (the lifecycle secret,
+    needed with a URL) or ``--receiver-external-secret-file`` (the external one, optional)."""
     if not url:
         return b""
     if path is None:
-        raise UsageError("--receiver-url needs --receiver-secret-file (the HMAC secret shared with the receiver)")
+        if flag != "--receiver-secret-file":
+            return b""
+        raise UsageError("--receiver-url needs --receiver-secret-file (the receiver's lifecycle secret)")
     try:
         secret = path.read_bytes().strip()
     except OSError as exc:
-        raise ConfigError(f"--receiver-secret-file {path}: {exc.strerror}") from exc
+        raise ConfigError(f"{flag} {path}: {exc.strerror}") from exc
     if not secret:
-        raise ConfigError(f"--receiver-secret-file {path}: the file is empty")
+        raise ConfigError(f"{flag} {path}: the file is empty")
     return secret

@@ -1,10 +1,11 @@
 """Posting to the notifications receiver: lifecycle events, and the mass-drop guard's held answers.
 
 Each lifecycle event becomes the lifecycle event JSON (``LifecycleEventBody``, declared once in core
-and checked by the receiver) for ``/v1/events/lifecycle``; a held answer is an external event for
-``/v1/events/external`` beside it (held.py). Both are signed with the shared HMAC scheme and wait in a
-bounded queue, so neither a probe nor a request waits on the receiver. A refusal (4xx other than 429)
-is not retried; everything else is, with backoff.
+and checked by the receiver) for ``/v1/events/lifecycle``, signed with the receiver's lifecycle secret;
+a held answer is an external event for ``/v1/events/external`` beside it (held.py), signed with the
+external secret, which the receiver accepts on that route only (without it held answers are not
+posted). Both wait in a bounded queue, so neither a probe nor a request waits on the receiver. A
+refusal (4xx other than 429) is not retried; everything else is, with backoff.
 """
 
 from __future__ import annotations
@@ -42,18 +43,23 @@ def lifecycle_event(secret: ClusterSecret, state: Tracked, event: LifecycleEvent
 
 
 class Notifier:
-    def __init__(self, url: str, secret: bytes, *, attempts: int = 4, timeout: float = 5.0) -> None:
-        self.url, self._secret, self.attempts = url, secret, attempts
+    def __init__(
+        self, url: str, secret: bytes, *, external_secret: bytes = b"", attempts: int = 4, timeout: float = 5.0
+    ) -> None:
+        self.url, self._secret, self._external_secret, self.attempts = url, secret, external_secret, attempts
         self._queue: asyncio.Queue[tuple[str, Mapping[str, Any], str]] = asyncio.Queue(maxsize=10_000)
         self._client = httpx.AsyncClient(timeout=timeout, trust_env=False)
+        if not external_secret:
+            log.info("held answers are not posted to the receiver: no --receiver-external-secret-file")
         self.delivered = 0
         self.failed = 0
 
     @property
     def external_url(self) -> str:
-        """The receiver's ``/v1/events/external``, beside the ``/v1/events/lifecycle`` it was given."""
+        """The receiver's ``/v1/events/external``, beside the ``/v1/events/lifecycle`` it was given ("" when
+        there is no external secret to sign for it)."""
         base, _, last = self.url.rstrip("/").rpartition("/")
-        return f"{base}/external" if last == "lifecycle" else ""
+        return f"{base}/external" if last == "lifecycle" and self._external_secret else ""
 
     def post(self, payload: LifecycleEventBody) -> None:
         self.post_to(self.url, payload, f"{payload['reason']} for {payload['cluster']}")
@@ -67,9 +73,10 @@ class Notifier:
 
     async def _send(self, url: str, payload: Mapping[str, Any], what: str) -> None:
         body = json.dumps(payload, separators=(",", ":")).encode()
+        secret = self._external_secret if url == self.external_url else self._secret
         backoff = Backoff(base=0.5, cap=10.0)
         for _ in range(self.attempts):
-            headers = {"Content-Type": "application/json", **sign(self._secret, body, time.time())}
+            headers = {"Content-Type": "application/json", **sign(secret, body, time.time())}
             try:
                 resp = await self._client.post(url, content=body, headers=headers)
                 if resp.status_code < 300:

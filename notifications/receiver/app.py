@@ -5,7 +5,8 @@ own metrics registry, ``Receiver.endpoints`` is the route table with the credent
 Two bearer roles (``core/http/auth.py``): ``ingest`` for Argo CD's notifications controller, ``admin``
 for silences, the outbox and replays, so the ingest token, which has to sit in
 argocd-notifications-secret, can never silence or replay anything. The signed routes (the generator's
-lifecycle events, external senders) take no bearer token: their HMAC signature is their credential.
+lifecycle events, external senders) take no bearer token: their HMAC signature is their credential,
+each sender's made with its own secret and accepted on its own route only (``senders.py``).
 """
 
 from __future__ import annotations
@@ -31,13 +32,15 @@ from argocd_lifecycle.http.service import Endpoint
 from argocd_lifecycle.http.service import build_app as build_service_app
 from argocd_lifecycle.notifications.receiver import events, silences, wire
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
+from argocd_lifecycle.notifications.receiver.links import Links
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.openapi import INFO, OPERATIONS
 from argocd_lifecycle.notifications.receiver.outbox import Deliverer
 from argocd_lifecycle.notifications.receiver.pipeline import Pipeline
+from argocd_lifecycle.notifications.receiver.senders import EXTERNAL, LIFECYCLE, Senders
 from argocd_lifecycle.notifications.receiver.sinks import build
 from argocd_lifecycle.notifications.receiver.state import DEAD, PENDING, StateError, StateStore
-from argocd_lifecycle.signing import SignatureError, verify
+from argocd_lifecycle.signing import SignatureError
 
 log = logging.getLogger(__name__)
 HOUSEKEEPING_SECONDS = 60.0
@@ -51,6 +54,8 @@ class Receiver:
         self.config, self.store, self.clock = config, store, clock
         self.metrics = Metrics()
         self.auth = BearerAuth({INGEST: config.ingest_token, ADMIN: config.admin_token})
+        self.senders = Senders({LIFECYCLE: config.lifecycle_secret, EXTERNAL: config.external_secret})
+        self.links = Links(config.argocd_url)
         self.client = httpx.AsyncClient(timeout=config.delivery.timeout, follow_redirects=False)
         sinks = {spec.name: build(spec, self.client, clock) for spec in config.sinks}
         rates = {spec.name: spec.rate for spec in config.sinks}
@@ -58,10 +63,11 @@ class Receiver:
         self.pipeline = Pipeline(config, store, self.metrics, wake=self.deliverer.wake)
 
     # --- helpers -------------------------------------------------------------------------------
-    async def _signed_body(self, request: Request) -> bytes:
+    async def _signed_body(self, request: Request, sender: str) -> bytes:
+        self.senders.require(sender)
         body, now = await read_body(request), self.clock()
         check_depth(body)  # the body is read before its signature can be checked: refuse a deep one first
-        signature = verify(self.config.hmac_secret, body, request.headers, now, self.config.tolerance)
+        signature = self.senders.verify(sender, body, request.headers, now, self.config.tolerance)
         if await self.store.replayed(signature, now, 2 * self.config.tolerance):
             raise HttpError(401, "replay", "this signature was already used")
         return body
@@ -74,17 +80,17 @@ class Receiver:
     async def argocd_event(self, request: Request) -> Response:
         """Notification from the Argo CD notifications controller (the catalog's webhook body)."""
         data = wire.check_argocd(wire.parse_object(await read_body(request)))
-        return await self._accept(events.from_argocd(data, self.clock()))
+        return await self._accept(events.from_argocd(data, self.clock(), self.links))
 
     async def lifecycle_event(self, request: Request) -> Response:
-        """Cluster lifecycle transition from the generator, HMAC-signed."""
-        data = wire.check_lifecycle(wire.parse_object(await self._signed_body(request)))
-        return await self._accept(events.from_lifecycle(data, self.clock()))
+        """Cluster lifecycle transition from the generator, signed with the lifecycle secret."""
+        data = wire.check_lifecycle(wire.parse_object(await self._signed_body(request, LIFECYCLE)))
+        return await self._accept(events.from_lifecycle(data, self.clock(), self.links))
 
     async def external_event(self, request: Request) -> Response:
-        """Event from any other system that signs its requests."""
-        data = wire.check_external(wire.parse_object(await self._signed_body(request)))
-        return await self._accept(events.from_external(data, self.clock()))
+        """Event from any other system, signed with the external secret."""
+        data = wire.check_external(wire.parse_object(await self._signed_body(request, EXTERNAL)))
+        return await self._accept(events.from_external(data, self.clock(), self.links))
 
     # --- administration ------------------------------------------------------------------------
     async def list_silences(self, request: Request) -> Response:

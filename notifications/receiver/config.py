@@ -1,15 +1,20 @@
 """The receiver's YAML config, read once at start-up into frozen dataclasses.
 
-Secrets (bearer tokens, HMAC secret, sink secrets, SMTP password) are read from the files the config
+Secrets (bearer tokens, HMAC secrets, sink secrets, SMTP password) are read from the files the config
 names, relative paths resolved next to the config file; they live only in ``repr=False`` fields. The two
 bearer tokens are ``TokenFile``s, re-read when their file changes (a rotated Secret needs no restart):
 ``inbound.tokenFile`` is the ingest token (Argo CD's notifications controller), ``admin.tokenFile`` the
 administration token (silences, the outbox, replays); without it the administration routes are off.
+Each signed sender has its own HMAC secret (``senders.py``): ``inbound.lifecycleSecretFile`` the
+generator's, ``inbound.externalSecretFile`` every other system's (without it ``/v1/events/external`` is
+off). ``argocdUrl`` is the Argo CD UI the "Open" links point into; no sender's body decides a link.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hmac
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,9 @@ SINK_TYPES = ("slack", "dingtalk", "teams", "webhook", "email")
 MATCH_KEYS = ("severity", "trigger", "cluster", "clusterPhase", "project", "app", "namespace")
 # Documented per-destination limits: Slack ~1 message/s per webhook, DingTalk 20 messages/min per robot.
 DEFAULT_RATES: dict[str, tuple[int, float]] = {"slack": (1, 1.0), "dingtalk": (20, 60.0), "teams": (4, 1.0)}
+# The Argo CD UI's base URL: scheme, host (a name, IPv4 or [IPv6]), port, path; nothing a link's markup
+# (a markdown destination, a header) would read as its end, no user info, query or fragment.
+ARGOCD_URL = re.compile(r"^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?$")
 
 
 @dataclass(frozen=True)
@@ -74,11 +82,16 @@ class Delivery:
 @dataclass(frozen=True)
 class ReceiverConfig:
     ingest_token: TokenFile
-    hmac_secret: bytes = field(repr=False)
+    #: signs the generator's lifecycle events, accepted on /v1/events/lifecycle only
+    lifecycle_secret: bytes = field(repr=False)
     sinks: tuple[SinkSpec, ...]
     routes: tuple[Route, ...]
+    #: signs external events, accepted on /v1/events/external only; None: that route answers 403
+    external_secret: bytes | None = field(default=None, repr=False)
     #: None: the administration routes answer 403
     admin_token: TokenFile | None = None
+    #: the Argo CD UI the "Open" links point into ("" = no links)
+    argocd_url: str = ""
     tolerance: int = 300
     dedupe_window: float = 1800.0
     flap_threshold: int = 6
@@ -253,7 +266,17 @@ def parse(data: Any, where: str, base: Path) -> ReceiverConfig:
     root = _Section(data, where, base)
     inbound = root.sub("inbound")
     ingest = inbound.token_file("tokenFile")
-    secret = inbound.secret_file("hmacSecretFile")
+    if "hmacSecretFile" in inbound.data:
+        raise inbound.fail(
+            "hmacSecretFile",
+            "replaced by lifecycleSecretFile (the generator's, accepted on /v1/events/lifecycle only) and "
+            "externalSecretFile (other senders', on /v1/events/external only); the old secret signed both, "
+            "so every external sender could sign lifecycle events: give each a new secret",
+        )
+    lifecycle = inbound.secret_file("lifecycleSecretFile")
+    external = inbound.secret_file("externalSecretFile") if "externalSecretFile" in inbound.data else None
+    if external is not None and hmac.compare_digest(external, lifecycle):
+        raise inbound.fail("externalSecretFile", "holds the same secret as lifecycleSecretFile; give each its own")
     admin_section = root.sub("admin")
     admin = admin_section.token_file("tokenFile") if "tokenFile" in admin_section.data else None
     if admin is not None and admin.same_as(ingest):
@@ -273,13 +296,24 @@ def parse(data: Any, where: str, base: Path) -> ReceiverConfig:
     delivery = Delivery(**_settings(root.sub("delivery"), _DELIVERY, Delivery))
     return ReceiverConfig(
         ingest_token=ingest,
-        hmac_secret=secret,
+        lifecycle_secret=lifecycle,
         sinks=tuple(sinks),
         routes=routes,
+        external_secret=external,
         admin_token=admin,
+        argocd_url=_argocd_url(root),
         delivery=delivery,
         **settings,
     )
+
+
+def _argocd_url(root: _Section) -> str:
+    if root.data.get("argocdUrl") in (None, ""):
+        return ""
+    url = root.text("argocdUrl")
+    if not ARGOCD_URL.match(url):
+        raise root.fail("argocdUrl", "must be the Argo CD UI's http(s) URL (scheme, host, port, path; no query)")
+    return url.rstrip("/")
 
 
 def load(path: Path) -> ReceiverConfig:

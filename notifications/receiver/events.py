@@ -1,4 +1,10 @@
-"""The one event model both payload kinds are normalised into, and its fingerprint."""
+"""The one event model all three payload kinds are normalised into, and its fingerprint.
+
+Who may say what: only the generator's signed lifecycle events carry a cluster's phase
+(``cluster_phase``); the phase an Argo CD body or an external event names is what that sender
+reported (``reported_phase``: an Application annotation, or another system's claim), shown as such
+and never state. Links are built from the receiver's configuration (``links.py``), never a body.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,11 @@ from typing import Any
 
 from argocd_lifecycle.lifecycle_event import LifecycleEventBody
 from argocd_lifecycle.model import Reason
-from argocd_lifecycle.notifications.receiver.wire import (
-    ArgocdWebhookBody,
-    ExternalEventBody,
-)
+from argocd_lifecycle.notifications.receiver.links import Links
+from argocd_lifecycle.notifications.receiver.wire import ArgocdWebhookBody, ExternalEventBody, severity
 
-SEVERITIES = ("critical", "warning", "info")
+ARGOCD, LIFECYCLE, EXTERNAL = "argocd", "lifecycle", "external"
+NO_LINKS = Links()
 # Severity of a lifecycle transition, by Event reason; anything unlisted is "info".
 _LIFECYCLE_SEVERITY: dict[str, str] = {
     Reason.UNREACHABLE: "critical",
@@ -33,7 +38,11 @@ class Event:
     app: str = ""
     namespace: str = ""
     project: str = ""
+    #: the phase the lifecycle source gave the cluster: a lifecycle event's own, else the receiver's
+    #: record of the last one (filled in by the pipeline)
     cluster_phase: str = ""
+    #: the phase an Argo CD body or an external event claims: shown, never acted on
+    reported_phase: str = ""
     revision: str = ""
     since: str = ""
     message: str = ""
@@ -72,59 +81,46 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def _severity(value: str | None, default: str) -> str:
-    value = (value or "").strip().lower()
-    return value or default
-
-
-def _app_url(base: str, namespace: str, app: str) -> str:
-    """The Application's page in the Argo CD UI (``argocdUrl`` is the UI's base URL)."""
-    if not base.startswith(("http://", "https://")):
-        return ""
-    base = base.rstrip("/")
-    return f"{base}/applications/{namespace}/{app}" if namespace and app else base
-
-
-def _app_event(source: str, body: ArgocdWebhookBody | ExternalEventBody, url: str, now: float) -> Event:
+def _app_event(source: str, body: ArgocdWebhookBody | ExternalEventBody, links: Links, now: float) -> Event:
     """The fields the Argo CD and the external body share (same names, same meaning)."""
+    app, namespace = body.get("app") or "", body.get("namespace") or ""
     return Event(
         source=source,
         trigger=body.get("trigger", ""),
-        severity=_severity(body.get("severity"), "warning"),
+        severity=severity(body.get("severity")) or "warning",
         cluster=body.get("cluster") or "",
-        app=body.get("app") or "",
-        namespace=body.get("namespace") or "",
+        app=app,
+        namespace=namespace,
         project=body.get("project") or "",
-        cluster_phase=body.get("clusterPhase") or "",
+        reported_phase=body.get("clusterPhase") or "",
         revision=body.get("revision") or "",
         message=body.get("message") or "",
-        url=url,
+        url=links.application(namespace, app) if app else "",
         received_at=now,
         body=dict(body),
     )
 
 
-def from_argocd(body: ArgocdWebhookBody, now: float) -> Event:
-    url = _app_url(body.get("argocdUrl") or "", body.get("namespace") or "", body.get("app", ""))
-    return _app_event("argocd", body, url, now)
+def from_argocd(body: ArgocdWebhookBody, now: float, links: Links = NO_LINKS) -> Event:
+    return _app_event(ARGOCD, body, links, now)
 
 
-def from_lifecycle(body: LifecycleEventBody, now: float) -> Event:
+def from_lifecycle(body: LifecycleEventBody, now: float, links: Links = NO_LINKS) -> Event:
     reason = body.get("reason", "")
     default = _LIFECYCLE_SEVERITY.get(reason, "info")
     return Event(
-        source="lifecycle",
+        source=LIFECYCLE,
         trigger=reason,
         severity=default,
         cluster=body.get("cluster", ""),
         cluster_phase=body.get("phase", ""),
         since=body.get("since") or "",
         message=body.get("message") or "",
-        url=body.get("server") or "",
+        url=links.cluster(body.get("server") or ""),
         received_at=now,
         body=dict(body),
     )
 
 
-def from_external(body: ExternalEventBody, now: float) -> Event:
-    return _app_event("external", body, body.get("url") or "", now)
+def from_external(body: ExternalEventBody, now: float, links: Links = NO_LINKS) -> Event:
+    return _app_event(EXTERNAL, body, links, now)

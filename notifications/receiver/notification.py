@@ -1,13 +1,20 @@
-"""What is delivered: one Notification per outbox item, rendered by each sink in its own format."""
+"""What is delivered: one Notification per outbox item, rendered by each sink in its own format.
+
+A title says who speaks: ``Cluster X: <reason>`` only for the lifecycle source, ``<app> on <cluster>:``
+for Argo CD, and ``external:`` first for anything else; it is one line (``text.one_line``). The
+"Phase" field is the lifecycle source's; a phase a body claims is shown as reported by its sender.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle.notifications.receiver.events import Event
+from argocd_lifecycle.notifications.receiver.events import ARGOCD, EXTERNAL, LIFECYCLE, Event
+from argocd_lifecycle.notifications.receiver.text import one_line
 
 KINDS = ("alert", "collapsed", "flapping")
+_REPORTED_BY = {ARGOCD: "Phase reported by Argo CD", EXTERNAL: "Phase reported by the sender"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ def _fields(event: Event) -> tuple[tuple[str, str], ...]:
     pairs = [
         ("Cluster", event.cluster),
         ("Phase", event.cluster_phase),
+        (_REPORTED_BY.get(event.source, ""), event.reported_phase),
         ("Project", event.project),
         ("Namespace", event.namespace),
         ("Application", event.app),
@@ -71,15 +79,22 @@ def _fields(event: Event) -> tuple[tuple[str, str], ...]:
         ("Kubernetes", str(body.get("kubernetesVersion") or "")),
         ("Since", event.since),
     ]
-    return tuple((k, v) for k, v in pairs if v)
+    return tuple((k, v) for k, v in pairs if k and v)
 
 
-def alert(event: Event) -> Notification:
+def _title(event: Event) -> str:
+    if event.source == LIFECYCLE:
+        return f"Cluster {event.cluster}: {event.trigger}" if event.cluster else event.trigger
     if event.is_app_level:
         where = f" on {event.cluster}" if event.cluster else ""
         title = f"{event.app}{where}: {event.trigger}"
     else:
-        title = f"Cluster {event.cluster}: {event.trigger}" if event.cluster else event.trigger
+        title = f"{event.trigger} on {event.cluster}" if event.cluster else event.trigger
+    return f"external: {title}" if event.source == EXTERNAL else title
+
+
+def alert(event: Event) -> Notification:
+    title = one_line(_title(event))
     return Notification(
         kind="alert",
         title=f"[{event.severity}] {title}",
@@ -100,7 +115,7 @@ def collapsed(event: Event, count: int, apps: list[str], max_names: int) -> Noti
     plural = "alert" if count == 1 else "alerts"
     return Notification(
         kind="collapsed",
-        title=f"[critical] Cluster {event.cluster} is Unreachable: {count} application {plural} collapsed",
+        title=one_line(f"[critical] Cluster {event.cluster} is Unreachable: {count} application {plural} collapsed"),
         text=f"Applications: {', '.join(shown)}{more}",
         severity="critical",
         fingerprint=f"storm:{event.cluster}",

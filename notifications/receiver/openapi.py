@@ -14,6 +14,7 @@ from argocd_lifecycle.notifications.receiver.wire import (
     EXTERNAL_STRING_FIELDS,
     LIFECYCLE_FIELDS,
     REQUIRED,
+    SEVERITIES,
 )
 from argocd_lifecycle.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
 
@@ -36,7 +37,12 @@ def _request(schema: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
 
 
+_SEVERITY = {"type": "string", "description": f"one of {', '.join(SEVERITIES)} (any case); else 400"}
+_ARGOCD = _strings(ARGOCD_FIELDS, REQUIRED["argocd"])
+_ARGOCD["properties"]["severity"] = _SEVERITY
 _EXTERNAL = _strings(EXTERNAL_STRING_FIELDS, REQUIRED["external"])
+_EXTERNAL["properties"]["severity"] = _SEVERITY
+_EXTERNAL["properties"]["url"] = {"type": "string", "description": "kept in the event as received; never a link"}
 _EXTERNAL["properties"]["labels"] = {"type": "object", "additionalProperties": {"type": "string"}}
 _LIST = {"type": "array", "items": {"type": "string"}, "minItems": 1}
 _SILENCE_PROPS: dict[str, Any] = {
@@ -52,6 +58,8 @@ _SILENCE_PROPS: dict[str, Any] = {
 _ERROR = {"$ref": "#/components/responses/Error"}
 _SIGNED = [{"$ref": "#/components/parameters/timestamp"}, {"$ref": "#/components/parameters/signature"}]
 _ACCEPTED = {"202": _json("Accepted", "Accepted"), "401": _ERROR}
+# 403: signed with the other sender's secret (wrong_secret), or the route's secret is not configured
+_SIGNED_ACCEPTED = {**_ACCEPTED, "403": _ERROR}
 _ITEM_ID = {"name": "item_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
 INFO = ServiceInfo(
@@ -75,7 +83,7 @@ INFO = ServiceInfo(
             },
         },
         "schemas": {
-            "ArgocdEvent": _strings(ARGOCD_FIELDS, REQUIRED["argocd"]),
+            "ArgocdEvent": _ARGOCD,
             "LifecycleEvent": _strings(LIFECYCLE_FIELDS, REQUIRED["lifecycle"]),
             "ExternalEvent": _EXTERNAL,
             "SilenceRequest": {
@@ -134,17 +142,17 @@ OPERATIONS: dict[str, dict[str, Any]] = {
     },
     "lifecycle_event": {
         "operationId": "acceptLifecycleEvent",
-        "summary": "Accept a signed cluster lifecycle transition",
+        "summary": "Accept a cluster lifecycle transition signed with the lifecycle secret (the generator's)",
         "parameters": _SIGNED,
         "requestBody": _request("LifecycleEvent"),
-        "responses": _ACCEPTED,
+        "responses": _SIGNED_ACCEPTED,
     },
     "external_event": {
         "operationId": "acceptExternalEvent",
-        "summary": "Accept a signed event from any other system",
+        "summary": "Accept an event from any other system, signed with the external secret",
         "parameters": _SIGNED,
         "requestBody": _request("ExternalEvent"),
-        "responses": _ACCEPTED,
+        "responses": _SIGNED_ACCEPTED,
     },
     "list_silences": {
         "operationId": "listSilences",

@@ -3,10 +3,17 @@
 Flap counting keys on the event's identity (cluster, app, trigger), not on its fingerprint: a
 fingerprint repeats only as a duplicate, while a flapping alert fires again and again with a new
 revision or phase-since each time.
+
+A cluster's phase comes from the signed lifecycle source only: a lifecycle event records it and ends a
+storm when it is not Unreachable; any other event is given the recorded phase (its routes and silences
+match on that, its message shows it), whatever its body claims. A storm collapses the Argo CD alerts
+of a cluster the lifecycle source calls Unreachable; neither an Argo CD body (an Application
+annotation) nor an external event can open, extend or end one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 from collections.abc import Callable
@@ -16,7 +23,7 @@ from enum import StrEnum
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.notifications.receiver import notification
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
-from argocd_lifecycle.notifications.receiver.events import Event
+from argocd_lifecycle.notifications.receiver.events import ARGOCD, LIFECYCLE, Event
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.routing import route
 from argocd_lifecycle.notifications.receiver.silences import first_match
@@ -73,10 +80,12 @@ class Pipeline:
         if await store.seen(fp, now):
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, fp)
-        if event.source == "lifecycle" and event.cluster:
+        if event.source == LIFECYCLE and event.cluster:
             await store.set_cluster_phase(event.cluster, event.cluster_phase, now)
             if event.cluster_phase != Phase.UNREACHABLE:
                 await store.storm_clear(event.cluster)
+        elif event.cluster:
+            event = dataclasses.replace(event, cluster_phase=await store.cluster_phase(event.cluster))
         labels = event.labels()
         silence = first_match(await store.silences(now), labels, now)
         if silence is not None:
@@ -84,7 +93,7 @@ class Pipeline:
             self.metrics.silenced.inc()
             return Result(Outcome.SILENCED, fp, silence=silence.id)
         receivers = route(self.config.routes, labels)
-        if event.is_app_level and event.cluster and await self._unreachable(event):
+        if event.source == ARGOCD and event.cluster and event.cluster_phase == Phase.UNREACHABLE:
             return await self._collapse(event, receivers)
         count = await store.flap_count(event.identity, now, self.config.flap_window) + 1
         outcome = Outcome.QUEUED if receivers else Outcome.UNROUTED
@@ -104,11 +113,6 @@ class Pipeline:
         if items:
             self.wake()
         return Result(outcome, fp, tuple(receivers))
-
-    async def _unreachable(self, event: Event) -> bool:
-        if event.cluster_phase == Phase.UNREACHABLE:
-            return True
-        return await self.store.cluster_phase(event.cluster) == Phase.UNREACHABLE
 
     async def _collapse(self, event: Event, receivers: list[str]) -> Result:
         cfg, now = self.config, event.received_at

@@ -48,6 +48,8 @@ CREATE INDEX IF NOT EXISTS outbox_group ON outbox (receiver, group_key, seq) WHE
 """
 log = logging.getLogger(__name__)
 _BATCH = 1000
+#: cluster names cached by cluster_phase (recorded ones always; unknown ones while fewer are cached)
+PHASE_CACHE = 4096
 # table -> (key, expiry condition with one parameter): what housekeeping deletes, each via an index
 _PRUNE = {
     "dedupe": ("fp", "until <= ?"),
@@ -153,8 +155,12 @@ class SqliteState:
         return False
 
     async def cluster_phase(self, cluster: str) -> str:
+        # the lifecycle source names a bounded fleet, any other sender any name: unknown names are
+        # cached only while the cache is small
         if cluster not in self._phases:
             row = self.db.execute("SELECT phase FROM clusters WHERE name = ?", (cluster,)).fetchone()
+            if row is None and len(self._phases) >= PHASE_CACHE:
+                return ""
             self._phases[cluster] = str(row[0]) if row else ""
         return self._phases[cluster]
 

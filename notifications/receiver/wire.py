@@ -61,6 +61,13 @@ LIFECYCLE_FIELDS = tuple(LifecycleEventBody.__annotations__)
 EXTERNAL_STRING_FIELDS = tuple(k for k in ExternalEventBody.__annotations__ if k != "labels")
 REQUIRED = {"argocd": ("trigger", "app"), "lifecycle": ("reason", "cluster", "phase"), "external": ("trigger",)}
 MAX_FIELD = 16 * 1024  # one string field; the whole body is capped at 1 MiB by the app
+#: what a sender may call its alert (the catalog's severities); any case, blanks around allowed
+SEVERITIES = ("critical", "warning", "info", "resolved")
+
+
+def severity(value: str | None) -> str:
+    """The severity a checked body names, normalised ("" when it names none)."""
+    return (value or "").strip().lower()
 
 
 def parse_object(raw: bytes) -> dict[str, Any]:
@@ -82,9 +89,21 @@ def check_strings(data: dict[str, Any], fields: tuple[str, ...], required: tuple
             raise BadPayload(f"field {key!r} must be a string, got {type(value).__name__}")
         if len(value) > MAX_FIELD:
             raise BadPayload(f"field {key!r} is longer than {MAX_FIELD} characters")
+        _check_unicode(key, value)
     missing = [key for key in required if not data.get(key)]
     if missing:
         raise BadPayload(f"missing required field(s): {', '.join(missing)}")
+    if "severity" in fields and severity(data.get("severity")) not in ("", *SEVERITIES):
+        # the severity is the first word of a message's title: free text would let a sender write the title
+        raise BadPayload(f"field 'severity' must be one of {', '.join(SEVERITIES)}")
+
+
+def _check_unicode(key: str, value: str) -> None:
+    """JSON may escape half of a surrogate pair (``\\ud800``); no service can be sent such text."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadPayload(f"field {key!r} is not valid Unicode (a lone surrogate escape)") from None
 
 
 def check_argocd(data: dict[str, Any]) -> ArgocdWebhookBody:
@@ -102,4 +121,6 @@ def check_external(data: dict[str, Any]) -> ExternalEventBody:
     labels = data.get("labels")
     if labels is not None and (not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values())):
         raise BadPayload("field 'labels' must be an object of strings")
+    for key, value in (labels or {}).items():
+        _check_unicode("labels", key + value)
     return data  # type: ignore[return-value]

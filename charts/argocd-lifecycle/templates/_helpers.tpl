@@ -114,7 +114,8 @@ hook Job creates once with `argocd-lifecycle ensure-secret`: a list of (name, ke
 {{- end -}}
 {{- if and .Values.receiver.enabled (not .Values.receiver.inbound.existingSecret) -}}
 {{- $labels := dict "app.kubernetes.io/name" (include "argocd-lifecycle.name" .) "app.kubernetes.io/component" .Values.receiver.name "app.kubernetes.io/part-of" "argocd-lifecycle" -}}
-{{- $out = append $out (dict "name" (include "argocd-lifecycle.receiver.inboundSecretName" .) "keys" (list "token:48" "hmac:64") "labels" $labels) -}}
+{{- /* one HMAC secret per signed sender: the generator's lifecycle events, everyone else's external events */ -}}
+{{- $out = append $out (dict "name" (include "argocd-lifecycle.receiver.inboundSecretName" .) "keys" (list "token:48" "lifecycle-hmac:64" "external-hmac:64") "labels" $labels) -}}
 {{- end -}}
 {{- toYaml (dict "secrets" $out) -}}
 {{- end -}}

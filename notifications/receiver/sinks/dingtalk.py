@@ -1,5 +1,10 @@
 """DingTalk custom robot: markdown message, signed URL (加签) when a secret is configured.
 
+Every sender-controlled text is escaped into the markdown as text (``text.markdown``: no link, image,
+HTML, heading or mention a sender writes is rendered as one); field values are one line. The only link
+is the "Open" one, whose URL the receiver built (``links.py``). No ``at`` block is ever sent, so a
+message cannot ping anyone.
+
 Signing as DingTalk publishes it: ``sign = urlencode(base64(HMAC-SHA256(key=secret,
 msg=timestamp_ms + "\\n" + secret)))``, appended with ``timestamp`` to the webhook URL. The robot
 answers HTTP 200 with ``{"errcode": 0}`` on success; a non-zero errcode is a failure.
@@ -16,6 +21,7 @@ from urllib.parse import quote_plus
 
 import httpx
 
+from argocd_lifecycle.notifications.receiver import text
 from argocd_lifecycle.notifications.receiver.config import SinkSpec
 from argocd_lifecycle.notifications.receiver.notification import Notification
 from argocd_lifecycle.notifications.receiver.sinks import DeliveryError, post
@@ -32,11 +38,13 @@ def sign_url(url: str, secret: bytes, now: float) -> str:
 
 
 def markdown(note: Notification) -> dict[str, Any]:
-    lines = [f"### {note.title}", "", note.text, ""]
-    lines += [f"- **{k}**: {v}" for k, v in note.fields]
-    if note.url:
+    title = text.one_line(note.title)
+    lines = [f"### {text.markdown(title)}", "", text.markdown(note.text), ""]
+    lines += [f"- **{text.markdown(k)}**: {text.markdown(text.one_line(v))}" for k, v in note.fields]
+    if note.url.startswith(("http://", "https://")):
         lines += ["", f"[Open]({note.url})"]
-    return {"msgtype": "markdown", "markdown": {"title": note.title[:64], "text": "\n".join(lines)}}
+    # the title is the plain text of the conversation list and the push notification
+    return {"msgtype": "markdown", "markdown": {"title": title[:64], "text": "\n".join(lines)}}
 
 
 class DingTalkSink:

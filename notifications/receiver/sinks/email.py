@@ -1,4 +1,8 @@
-"""E-mail through an SMTP relay (optional sink). smtplib is blocking, so it runs in a worker thread."""
+"""E-mail through an SMTP relay (optional sink). smtplib is blocking, so it runs in a worker thread.
+
+Header values are one line (``text.one_line``) and cut: a CR or LF a sender put into a title would
+make ``email`` refuse the header, and the alert would be dead-lettered rather than sent.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,26 @@ import asyncio
 import smtplib
 from email.message import EmailMessage
 
+from argocd_lifecycle.notifications.receiver import text
 from argocd_lifecycle.notifications.receiver.config import SinkSpec, SmtpSettings
 from argocd_lifecycle.notifications.receiver.notification import Notification
 from argocd_lifecycle.notifications.receiver.sinks import DeliveryError
 
+SUBJECT_LIMIT = 250  # characters; the header is folded into lines of at most 78 anyway
+
+
+def _header(value: str, limit: int = 998) -> str:
+    value = text.one_line(value)
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
 
 def message(note: Notification, key: str, smtp: SmtpSettings) -> EmailMessage:
     msg = EmailMessage()
-    msg["Subject"] = note.title
-    msg["From"] = smtp.sender
-    msg["To"] = ", ".join(smtp.to)
+    msg["Subject"] = _header(note.title, SUBJECT_LIMIT)
+    msg["From"] = _header(smtp.sender)
+    msg["To"] = _header(", ".join(smtp.to))
     # The idempotency key as Message-ID lets mail systems drop a re-sent copy.
-    msg["Message-ID"] = f"<{key}@argocd-lifecycle>"
+    msg["Message-ID"] = _header(f"<{key}@argocd-lifecycle>")
     lines = [note.text, "", *(f"{k}: {v}" for k, v in note.fields)]
     if note.url:
         lines += ["", note.url]

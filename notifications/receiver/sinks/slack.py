@@ -6,16 +6,13 @@ from typing import Any
 
 import httpx
 
+from argocd_lifecycle.notifications.receiver import text
 from argocd_lifecycle.notifications.receiver.config import SinkSpec
 from argocd_lifecycle.notifications.receiver.notification import Notification
 from argocd_lifecycle.notifications.receiver.sinks import IDEMPOTENCY_HEADER, post
 
 # Block Kit limits: header text 150, section text 3000, 10 fields of 2000, 50 blocks.
 _EMOJI = {"critical": ":rotating_light:", "warning": ":warning:", "info": ":information_source:"}
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _cut(text: str, limit: int) -> str:
@@ -25,16 +22,17 @@ def _cut(text: str, limit: int) -> str:
 def blocks(note: Notification) -> dict[str, Any]:
     """The message body: ``text`` is the notification fallback, ``blocks`` what people see."""
     body: list[dict[str, Any]] = [
-        {"type": "header", "text": {"type": "plain_text", "text": _cut(note.title, 150), "emoji": True}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": _cut(_escape(note.text), 3000)}},
+        {"type": "header", "text": {"type": "plain_text", "text": _cut(text.one_line(note.title), 150), "emoji": True}},
+        {"type": "section", "text": {"type": "mrkdwn", "text": _cut(text.slack(note.text), 3000)}},
     ]
     if note.fields:
-        fields = [{"type": "mrkdwn", "text": _cut(f"*{_escape(k)}*\n{_escape(v)}", 2000)} for k, v in note.fields[:10]]
+        fields = [
+            {"type": "mrkdwn", "text": _cut(f"*{text.slack(k)}*\n{text.slack(v)}", 2000)} for k, v in note.fields[:10]
+        ]
         body.append({"type": "section", "fields": fields})
     emoji = _EMOJI.get(note.severity, ":bell:")
-    body.append(
-        {"type": "context", "elements": [{"type": "mrkdwn", "text": f"{emoji} {_escape(note.severity)} · {note.kind}"}]}
-    )
+    context = f"{emoji} {text.slack(note.severity)} · {note.kind}"
+    body.append({"type": "context", "elements": [{"type": "mrkdwn", "text": context}]})
     if note.url.startswith(("http://", "https://")) and len(note.url) <= 3000:
         button = {"type": "button", "text": {"type": "plain_text", "text": "Open"}, "url": note.url}
         body.append({"type": "actions", "elements": [button]})

@@ -240,8 +240,7 @@ def _generator_argv(platform: Platform, port: int, token_file: str, receiver: Re
         str(platform.binaries.cli), "generator", "serve",
         "--kubeconfig", str(platform.management.kubeconfig), "--namespace", argocd.NAMESPACE,
         "--listen", f"127.0.0.1:{port}", "--token-file", token_file,
-        "--plugin-configmap", PLUGIN, *TIMINGS,
-        "--receiver-url", f"{receiver.url}/v1/events/lifecycle", "--receiver-secret-file", str(receiver.hmac_file),
+        "--plugin-configmap", PLUGIN, *TIMINGS, *receiver.generator_flags(),
     ]  # fmt: skip
 
 

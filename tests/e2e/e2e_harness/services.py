@@ -38,7 +38,13 @@ def _secret_file(path: Path, value: str) -> Path:
 class Receiver:
     url: str
     token: str = field(repr=False)
-    hmac_file: Path
+    hmac_file: Path  # the lifecycle secret
+    external_hmac_file: Path  # the external secret (the generator's held answers)
+
+    def generator_flags(self) -> list[str]:
+        """What `generator serve` needs to post to this receiver."""
+        return ["--receiver-url", f"{self.url}/v1/events/lifecycle", "--receiver-secret-file", str(self.hmac_file),
+                "--receiver-external-secret-file", str(self.external_hmac_file)]  # fmt: skip
 
 
 def start_receiver(platform: Platform, sink: Sink, *, name: str = "receiver") -> Receiver:
@@ -48,10 +54,11 @@ def start_receiver(platform: Platform, sink: Sink, *, name: str = "receiver") ->
     token = secrets.token_urlsafe(24)
     _secret_file(folder / "token", token)
     hmac_file = _secret_file(folder / "hmac", secrets.token_urlsafe(32))
+    external_hmac_file = _secret_file(folder / "external-hmac", secrets.token_urlsafe(32))
     _secret_file(folder / "sink-secret", secrets.token_urlsafe(32))
     port = free_port()
     config = {
-        "inbound": {"tokenFile": "token", "hmacSecretFile": "hmac"},
+        "inbound": {"tokenFile": "token", "lifecycleSecretFile": "hmac", "externalSecretFile": "external-hmac"},
         "receivers": [
             {"name": "alerts", "type": "webhook", "url": f"{sink.url}/alerts", "secretFile": "sink-secret"},
             {"name": "lifecycle", "type": "webhook", "url": f"{sink.url}/lifecycle", "secretFile": "sink-secret"},
@@ -66,7 +73,7 @@ def start_receiver(platform: Platform, sink: Sink, *, name: str = "receiver") ->
             "--listen", f"127.0.0.1:{port}", "--state", f"sqlite:///{folder / 'state.db'}"]  # fmt: skip
     proc = platform.sup.start(name, argv)
     platform.sup.wait_ready(proc, lambda: http_ok(f"http://127.0.0.1:{port}/healthz"), timeout=30)
-    return Receiver(f"http://127.0.0.1:{port}", token, hmac_file)
+    return Receiver(f"http://127.0.0.1:{port}", token, hmac_file, external_hmac_file)
 
 
 def install_catalog(platform: Platform, receiver: Receiver) -> None:
@@ -122,8 +129,7 @@ def start_generator(platform: Platform, receiver: Receiver | None) -> str:
         "--plugin-configmap", GENERATOR_NAME, "--no-leader-election", *capi.GENERATOR_FLAGS,
     ]  # fmt: skip
     if receiver is not None:
-        argv += ["--receiver-url", f"{receiver.url}/v1/events/lifecycle",
-                 "--receiver-secret-file", str(receiver.hmac_file)]  # fmt: skip
+        argv += receiver.generator_flags()
     proc = platform.sup.start("generator", argv)
     platform.sup.wait_ready(proc, lambda: http_ok(f"{base_url}/healthz"), timeout=30)
     return base_url

@@ -57,11 +57,12 @@ def test_receiver_config_passes_the_receivers_parser(scenario: str, tmp_path: Pa
     # the files the pod would mount, under a scratch root
     root = "/etc/argocd-lifecycle/receiver"
     data = yaml.safe_load(text.replace(root, str(tmp_path)))
-    for path in [data["inbound"]["tokenFile"], data["inbound"]["hmacSecretFile"]] + [
-        r[k] for r in data["receivers"] for k in ("urlFile", "secretFile") if k in r
-    ]:
+    inbound = [data["inbound"][k] for k in ("tokenFile", "lifecycleSecretFile", "externalSecretFile")]
+    for number, path in enumerate(
+        inbound + [r[k] for r in data["receivers"] for k in ("urlFile", "secretFile") if k in r]
+    ):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text("https://sink.example/hook" if path.endswith("url") else "s3cr3t")
+        Path(path).write_text("https://sink.example/hook" if path.endswith("url") else f"s3cr3t-{number}")
     parsed = receiver_config.parse(data, "config.yaml", tmp_path)
     assert [s.name for s in parsed.sinks] == [r["name"] for r in data["receivers"]]
 
@@ -97,10 +98,11 @@ def test_the_receiver_admin_token_comes_from_its_own_secret(tmp_path: Path) -> N
     # and the rendered config, with the files the pod would mount, passes the receiver's parser
     root = "/etc/argocd-lifecycle/receiver"
     data = yaml.safe_load(yaml.safe_dump(data).replace(root, str(tmp_path)))
-    files = [data["inbound"]["tokenFile"], data["inbound"]["hmacSecretFile"], data["admin"]["tokenFile"]]
+    files = [data["inbound"][k] for k in ("tokenFile", "lifecycleSecretFile", "externalSecretFile")]
+    files += [data["admin"]["tokenFile"]]
     files += [r[k] for r in data["receivers"] for k in ("urlFile", "secretFile") if k in r]
     for number, path in enumerate(files):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text("https://sink.example/hook" if path.endswith("url") else f"s3cr3t-{number}")
     parsed = receiver_config.parse(data, "config.yaml", tmp_path)
-    assert parsed.admin_token is not None and parsed.admin_token.matches("s3cr3t-2")
+    assert parsed.admin_token is not None and parsed.admin_token.matches("s3cr3t-3")

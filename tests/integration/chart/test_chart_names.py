@@ -133,8 +133,11 @@ def test_receiver_wiring() -> None:
     parsed = yaml.safe_load(config["data"]["config.yaml"])
     assert parsed["inbound"] == {
         "tokenFile": "/etc/argocd-lifecycle/receiver/inbound/token",
-        "hmacSecretFile": "/etc/argocd-lifecycle/receiver/inbound/hmac",
+        "lifecycleSecretFile": "/etc/argocd-lifecycle/receiver/inbound/lifecycle-hmac",
+        "externalSecretFile": "/etc/argocd-lifecycle/receiver/inbound/external-hmac",
     }
+    inbound = next(v for v in pod["volumes"] if v["name"] == "inbound")["secret"]
+    assert [i["key"] for i in inbound["items"]] == ["token", "lifecycle-hmac", "external-hmac"]
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     assert mounts["/etc/argocd-lifecycle/receiver/inbound"] == "inbound"
     assert mounts["/etc/argocd-lifecycle/receiver/secrets/dingtalk"] == "secret-dingtalk"
@@ -144,7 +147,8 @@ def test_receiver_wiring() -> None:
     # absolute (the pod's working directory is /tmp), on the volume, in a folder the receiver makes 0700
     assert container["args"][container["args"].index("--state") + 1] == "sqlite:////data/state/state.db"
     assert receiver["spec"]["strategy"]["type"] == "Recreate"
-    # the generator signs lifecycle events with the receiver's HMAC secret
+    # the generator signs lifecycle events with the receiver's lifecycle secret, held answers with the
+    # external one: each is the file the receiver reads for that route
     generator = one(docs, "Deployment", "argocd-lifecycle-generator")["spec"]["template"]["spec"]
     args = generator["containers"][0]["args"]
     assert args[args.index("--receiver-url") + 1] == (
@@ -152,6 +156,11 @@ def test_receiver_wiring() -> None:
     )
     hmac = next(v for v in generator["volumes"] if v["name"] == "receiver-hmac")
     assert hmac["secret"]["secretName"] == "argocd-lifecycle-receiver-inbound"
+    mount = next(m for m in generator["containers"][0]["volumeMounts"] if m["name"] == "receiver-hmac")
+    files = {i["key"]: f"{mount['mountPath']}/{i['path']}" for i in hmac["secret"]["items"]}
+    assert args[args.index("--receiver-secret-file") + 1] == files["lifecycle-hmac"]
+    assert args[args.index("--receiver-external-secret-file") + 1] == files["external-hmac"]
+    assert {i["key"]: i["path"] for i in inbound["items"]}.keys() >= files.keys()
 
 
 def test_receiver_on_redis_from_a_secret() -> None:

@@ -123,7 +123,7 @@ def test_the_receiver_secret_is_generated_by_the_same_job() -> None:
     assert secrets == [TOKEN_SECRET, "argocd-lifecycle-receiver-inbound"]
     inbound = job["spec"]["template"]["spec"]["containers"][1]["args"]
     keys = [inbound[i + 1] for i, a in enumerate(inbound) if a == "--key"]
-    assert keys == ["token:48", "hmac:64"]
+    assert keys == ["token:48", "lifecycle-hmac:64", "external-hmac:64"]  # a secret per signed sender
     assert one(docs, "Role", JOB)["rules"][0]["resourceNames"] == secrets
 
 

@@ -31,6 +31,7 @@ def settings(
     identity: str = "replica-a",
     receiver_url: str = "",
     receiver_secret: bytes = b"",
+    receiver_external_secret: bytes = b"",
     leader_election: bool = True,
 ) -> ServeSettings:
     return ServeSettings(
@@ -47,6 +48,7 @@ def settings(
         identity=identity,
         receiver_url=receiver_url,
         receiver_secret=receiver_secret,
+        receiver_external_secret=receiver_external_secret,
         plugin_configmap="",
         log_level="INFO",
     )

@@ -14,7 +14,8 @@ from starlette.routing import Route
 from argocd_lifecycle.signing import SignatureError, verify
 from tests.integration.generators.loopback import ServerThread, free_port
 
-HMAC_SECRET = b"shared-with-the-receiver"
+HMAC_SECRET = b"the-receivers-lifecycle-secret"
+EXTERNAL_SECRET = b"the-receivers-external-secret"
 
 
 class Receiver:
@@ -24,11 +25,11 @@ class Receiver:
         self.rejected = 0
         self.port = free_port()
 
-        def endpoint(into: list[dict]):
+        def endpoint(into: list[dict], secret: bytes):
             async def receive(request: Request) -> JSONResponse:
                 body = await request.body()
                 try:
-                    verify(HMAC_SECRET, body, request.headers, time.time())
+                    verify(secret, body, request.headers, time.time())
                 except SignatureError as exc:
                     self.rejected += 1
                     return JSONResponse({"message": exc.message}, status_code=401)
@@ -38,8 +39,9 @@ class Receiver:
             return receive
 
         routes = [
-            Route("/v1/events/lifecycle", endpoint(self.accepted), methods=["POST"]),
-            Route("/v1/events/external", endpoint(self.external), methods=["POST"]),
+            # each route takes its own secret, as the real receiver does
+            Route("/v1/events/lifecycle", endpoint(self.accepted, HMAC_SECRET), methods=["POST"]),
+            Route("/v1/events/external", endpoint(self.external, EXTERNAL_SECRET), methods=["POST"]),
         ]
         self.server = ServerThread(Starlette(routes=routes), self.port)
 

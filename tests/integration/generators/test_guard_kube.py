@@ -21,7 +21,7 @@ from argocd_lifecycle.model import Annotation
 from tests.integration.generators.fake_kube_api import FakeKubeAPI
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster
-from tests.integration.generators.receiver_stub import HMAC_SECRET, Receiver
+from tests.integration.generators.receiver_stub import EXTERNAL_SECRET, HMAC_SECRET, Receiver
 
 APPSET = "guestbook"
 PROD = {"labelSelector": {"matchLabels": {"env": "prod"}}}
@@ -93,7 +93,11 @@ def test_replicas_hold_every_bypass_and_tell_each_episode_once(api: FakeKubeAPI,
     def replica(identity: str) -> Any:
         return started(
             settings(
-                kubeconfig=api.kubeconfig, identity=identity, receiver_url=receiver.url, receiver_secret=HMAC_SECRET
+                kubeconfig=api.kubeconfig,
+                identity=identity,
+                receiver_url=receiver.url,
+                receiver_secret=HMAC_SECRET,
+                receiver_external_secret=EXTERNAL_SECRET,
             )
         )
 

@@ -11,6 +11,8 @@ import jsonschema
 import pytest
 import yaml
 
+from argocd_lifecycle.notifications.receiver.config import ARGOCD_URL
+
 CHART = Path(__file__).resolve().parents[3] / "charts" / "argocd-lifecycle"
 SCHEMA = json.loads((CHART / "values.schema.json").read_text())
 DEFAULTS = yaml.safe_load((CHART / "values.yaml").read_text())
@@ -124,6 +126,7 @@ def test_redis_allows_several_receivers() -> None:
 
 
 SECRETS = "/etc/argocd-lifecycle/receiver/secrets"
+SLACK = {"name": "a", "type": "slack", "urlFile": f"{SECRETS}/s/url"}
 
 
 def receiver(*sinks: dict[str, Any], inbound: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -153,6 +156,8 @@ def test_sinks_from_mounted_secrets_are_accepted() -> None:
         ({"name": "a", "type": "webhook", "urlFile": "/var/run/url"}, None, "receivers.0.urlFile: '/var/run/url'"),
         ({"name": "a", "type": "teams"}, None, "receiver.config.receivers.0: 'urlFile' is a required property"),
         ({"name": "a", "type": "slack", "urlFile": f"{SECRETS}/s/url"}, {"hmacSecret": "x"}, "inbound.hmacSecret"),
+        (SLACK, {"externalSecretFile": "/x"}, "inbound.externalSecretFile"),
+        (SLACK, {"lifecycleSecretFile": "/x"}, "inbound.lifecycleSecretFile"),
     ],
 )  # fmt: skip
 def test_inline_credentials_are_refused(sink: dict[str, Any], inbound: dict[str, Any] | None, expected: str) -> None:
@@ -175,3 +180,14 @@ def test_inline_credentials_are_refused(sink: dict[str, Any], inbound: dict[str,
 def test_policy_values_are_checked(override: dict[str, Any], expected: str) -> None:
     found = errors(merged(override))
     assert any(e.startswith(expected) for e in found), found
+
+
+def test_the_argocd_url_is_checked_as_the_receiver_checks_it() -> None:
+    """The schema's pattern is the receiver's own (config.py), so helm refuses what the pod would."""
+    pattern = SCHEMA["properties"]["receiver"]["properties"]["config"]["properties"]["argocdUrl"]["pattern"]
+    assert pattern == "^(" + ARGOCD_URL.pattern.removeprefix("^").removesuffix("$") + ")?$"
+    good = receiver(SLACK)
+    good["receiver"]["config"]["argocdUrl"] = "https://argocd.example.com/cd"
+    assert errors(good) == []
+    good["receiver"]["config"]["argocdUrl"] = "https://argocd.example.com/?x=(y)"
+    assert any(e.startswith("receiver.config.argocdUrl") for e in errors(good))

@@ -49,6 +49,15 @@ def test_a_missing_or_empty_secret_file_is_a_config_error_naming_it(
     assert str(secret) in caught.value.message and "--receiver-secret-file" in caught.value.message
 
 
+def test_the_external_secret_is_optional_and_named_when_bad(tmp_path: Path) -> None:
+    url, flag = "http://127.0.0.1:1/v1/events/lifecycle", "--receiver-external-secret-file"
+    assert receiver_secret(None, url, flag) == b""  # held answers are then not posted
+    secret = tmp_path / "external"
+    secret.write_bytes(b"\n")
+    with pytest.raises(ConfigError, match=f"{flag} {secret}: the file is empty"):
+        receiver_secret(secret, url, flag)
+
+
 def test_serve_listens_on_loopback_unless_told_and_takes_several_addresses() -> None:
     from argocd_lifecycle.generators.cli import serve
 

@@ -22,7 +22,7 @@ APPS = FIXTURES / "apps"
 ARGOCD_URL = "https://argocd.example.test"
 NOTIFIED = "notified.notifications.argoproj.io"
 WEBHOOK_FIELDS = ("trigger", "severity", "app", "namespace", "project", "cluster", "clusterPhase", "revision")
-WEBHOOK_FIELDS += ("syncStatus", "health", "message", "argocdUrl")
+WEBHOOK_FIELDS += ("syncStatus", "health", "message")  # no URL: the receiver builds its links itself
 _RELATIVE = re.compile(r"@now-(\d+)([smhd])")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 

@@ -84,7 +84,6 @@ def _check_notification(catalog: Catalog, trigger: str, notification: dict[str, 
     assert body["namespace"] == meta.get("namespace", "")
     assert body["project"] == app.get("spec", {}).get("project", "")
     assert body["message"] == notification["message"]
-    assert body["argocdUrl"] == ARGOCD_URL
     assert body["clusterPhase"] == meta.get("annotations", {}).get("argocd-lifecycle.io/cluster-phase", "")
 
 

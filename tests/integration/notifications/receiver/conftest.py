@@ -23,7 +23,11 @@ from tests.integration.notifications.receiver import loopback
 
 TOKEN = "integration-token"
 ADMIN_TOKEN = "integration-admin-token"
-HMAC_SECRET = b"integration-hmac"
+LIFECYCLE_SECRET = b"integration-lifecycle-hmac"
+EXTERNAL_SECRET = b"integration-external-hmac"
+#: the secret each signed route takes
+SECRETS = {"/v1/events/lifecycle": LIFECYCLE_SECRET, "/v1/events/external": EXTERNAL_SECRET}
+ARGOCD_URL = "https://argocd.example"
 CLI = Path(sys.executable).parent / "argocd-lifecycle"
 
 
@@ -61,14 +65,16 @@ def sinks() -> Iterator[dict[str, loopback.Sink]]:
 def receiver_config(tmp_path: Path, sinks: dict[str, loopback.Sink], extra: str = "") -> Path:
     (tmp_path / "token").write_text(TOKEN)
     (tmp_path / "admin-token").write_text(ADMIN_TOKEN)
-    (tmp_path / "hmac").write_bytes(HMAC_SECRET)
+    (tmp_path / "lifecycle-hmac").write_bytes(LIFECYCLE_SECRET)
+    (tmp_path / "external-hmac").write_bytes(EXTERNAL_SECRET)
     (tmp_path / "dingtalk").write_text(sinks["dingtalk"].secret)
     (tmp_path / "audit").write_text(sinks["webhook"].secret)
     (tmp_path / "slack-url").write_text(sinks["slack"].url)
     path = tmp_path / "receiver.yaml"
     path.write_text(
         f"""
-inbound: {{tokenFile: token, hmacSecretFile: hmac}}
+inbound: {{tokenFile: token, lifecycleSecretFile: lifecycle-hmac, externalSecretFile: external-hmac}}
+argocdUrl: {ARGOCD_URL}
 admin: {{tokenFile: admin-token}}
 dedupe: {{window: 30m}}
 storm: {{groupWait: 3s, groupInterval: 1h}}
@@ -143,9 +149,11 @@ class ReceiverProcess:
     def argocd(self, body: dict[str, Any], token: str = TOKEN) -> httpx.Response:
         return self.http.post("/v1/events/argocd", json=body, headers={"Authorization": f"Bearer {token}"})
 
-    def signed(self, path: str, body: dict[str, Any], *, secret: bytes = HMAC_SECRET, at: float | None = None):
+    def signed(self, path: str, body: dict[str, Any], *, secret: bytes | None = None, at: float | None = None):
+        """``body`` and its headers, signed with ``path``'s own secret unless ``secret`` is given."""
         raw = json.dumps(body).encode()
-        headers = {"Content-Type": "application/json", **sign(secret, raw, time.time() if at is None else at)}
+        key = SECRETS[path] if secret is None else secret
+        headers = {"Content-Type": "application/json", **sign(key, raw, time.time() if at is None else at)}
         return raw, headers
 
     def lifecycle(self, body: dict[str, Any]) -> httpx.Response:

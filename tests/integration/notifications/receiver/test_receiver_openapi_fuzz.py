@@ -21,9 +21,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from argocd_lifecycle.signing import sign
-from tests.integration.notifications.receiver.conftest import ADMIN_TOKEN, HMAC_SECRET, TOKEN
+from tests.integration.notifications.receiver.conftest import ADMIN_TOKEN, SECRETS, TOKEN
 
-SIGNED = {"/v1/events/lifecycle", "/v1/events/external"}
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
@@ -46,8 +45,8 @@ def test_fuzzing_the_api_finds_no_server_errors(start_receiver) -> None:
             if "json" in kwargs:
                 content = json.dumps(kwargs["json"]).encode()
                 headers["Content-Type"] = "application/json"
-            if operation.path in SIGNED and isinstance(content, bytes):
-                headers.update(sign(HMAC_SECRET, content, time.time()))
+            if operation.path in SECRETS and isinstance(content, bytes):
+                headers.update(sign(SECRETS[operation.path], content, time.time()))
             response = client.request(
                 kwargs["method"], kwargs["url"], params=kwargs.get("params"), headers=headers, content=content
             )

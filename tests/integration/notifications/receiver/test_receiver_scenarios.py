@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tests.integration.notifications.receiver.conftest import ADMIN_TOKEN, wait_until
+from tests.integration.notifications.receiver.conftest import ADMIN_TOKEN, ARGOCD_URL, SECRETS, wait_until
 
 ALERT = {
     "trigger": "on-sync-failed",
@@ -22,7 +23,18 @@ ALERT = {
     "syncStatus": "OutOfSync",
     "health": "Degraded",
     "message": "sync failed: one or more objects failed to apply",
-    "argocdUrl": "https://argocd.example",
+}
+
+
+UNREACHABLE = {
+    "reason": "ClusterUnreachable",
+    "cluster": "edge-7",
+    "server": "https://edge-7.example:6443",
+    "phase": "Unreachable",
+    "previousPhase": "Ready",
+    "since": "2026-01-01T00:00:00Z",
+    "message": "3 probes failed: connection refused",
+    "kubernetesVersion": "1.29.3",
 }
 
 
@@ -51,23 +63,44 @@ def test_critical_alert_reaches_slack_dingtalk_and_teams_in_their_formats(start_
         assert len(sinks[name].received) == 1, name
     markdown = sinks["dingtalk"].bodies()[0]["markdown"]["text"]
     assert "[Open](https://argocd.example/applications/argocd/shop)" in markdown
-    facts = sinks["teams"].bodies()[0]["attachments"][0]["content"]["body"][2]["facts"]
-    assert {"title": "Health", "value": "Degraded"} in facts
+    blocks = sinks["teams"].bodies()[0]["attachments"][0]["content"]["body"]
+    facts = [[run["text"] for run in block["inlines"]] for block in blocks[2:]]
+    assert ["Health: ", "Degraded"] in facts
+
+
+def test_what_a_sender_may_not_say_never_reaches_a_chat(start_receiver, sinks) -> None:
+    """Attacks through the running receiver: a lifecycle event signed with the external secret, an Argo
+    CD body claiming its cluster Unreachable, markdown links and images in its text, and its own
+    "Open" URL. Only the signed lifecycle source speaks for a cluster; sender text is text."""
+    receiver = start_receiver()
+    raw, headers = receiver.signed("/v1/events/lifecycle", UNREACHABLE, secret=SECRETS["/v1/events/external"])
+    refused = receiver.http.post("/v1/events/lifecycle", content=raw, headers=headers)
+    assert (refused.status_code, refused.json()["reason"]) == (403, "wrong_secret")
+    link = "[Acknowledge](https://evil.example/ack) ![](https://evil.example/pixel.png)"
+    spoof = alert(severity="critical", clusterPhase="Unreachable", message=link, argocdUrl="https://evil.example")
+    assert receiver.argocd(spoof).json()["status"] == "queued"  # not collapsed: no storm was opened
+    assert receiver.argocd(alert(app="cart", severity="critical")).json()["status"] == "queued"
+    receiver.settled()
+    bodies = {name: sinks[name].bodies() for name in ("slack", "dingtalk", "teams")}
+    assert all(len(b) == 2 for b in bodies.values()) and all(not sinks[n].errors for n in bodies)
+    everything = json.dumps(bodies)
+    assert "is Unreachable" not in everything
+    assert '"https://evil.example' not in everything  # no button, action or field value is the sender's URL
+    markdown = bodies["dingtalk"][0]["markdown"]["text"]
+    assert "\\[Acknowledge\\]\\(https://evil.example/ack\\) \\!\\[\\]\\(https://evil.example/pixel.png\\)" in markdown
+    assert markdown.endswith(f"[Open]({ARGOCD_URL}/applications/argocd/shop)")
+    runs = [r["text"] for b in bodies["teams"][0]["attachments"][0]["content"]["body"] for r in b["inlines"]]
+    assert link in runs and "Phase reported by Argo CD: " in runs
+    assert (
+        bodies["teams"][0]["attachments"][0]["content"]["actions"][0]["url"] == f"{ARGOCD_URL}/applications/argocd/shop"
+    )
+    button = bodies["slack"][0]["blocks"][-1]["elements"][0]
+    assert button["url"] == f"{ARGOCD_URL}/applications/argocd/shop"
 
 
 def test_cluster_unreachable_with_200_app_alerts_is_one_collapsed_message(start_receiver, sinks) -> None:
     receiver = start_receiver()
-    lifecycle = {
-        "reason": "ClusterUnreachable",
-        "cluster": "edge-7",
-        "server": "https://edge-7.example:6443",
-        "phase": "Unreachable",
-        "previousPhase": "Ready",
-        "since": "2026-01-01T00:00:00Z",
-        "message": "3 probes failed: connection refused",
-        "kubernetesVersion": "1.29.3",
-    }
-    assert receiver.lifecycle(lifecycle).status_code == 202
+    assert receiver.lifecycle(UNREACHABLE).status_code == 202
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda n: receiver.argocd(alert(app=f"app-{n:03d}")).json()["status"], range(200)))
     assert set(answers) == {"collapsed"}

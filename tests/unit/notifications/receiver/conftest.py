@@ -9,7 +9,8 @@ from argocd_lifecycle.notifications.receiver import config as receiver_config
 
 TOKEN = "t0ken-for-tests"
 ADMIN_TOKEN = "admin-t0ken-for-tests"
-HMAC_SECRET = b"hmac-secret-for-tests"
+LIFECYCLE_SECRET = b"lifecycle-secret-for-tests"
+EXTERNAL_SECRET = b"external-secret-for-tests"
 
 
 class Clock:
@@ -33,7 +34,8 @@ def clock() -> Clock:
 def write_config(tmp_path: Path, body: str) -> Path:
     (tmp_path / "token").write_text(TOKEN + "\n")
     (tmp_path / "admin-token").write_text(ADMIN_TOKEN + "\n")
-    (tmp_path / "hmac").write_bytes(HMAC_SECRET)
+    (tmp_path / "lifecycle-hmac").write_bytes(LIFECYCLE_SECRET)
+    (tmp_path / "external-hmac").write_bytes(EXTERNAL_SECRET)
     (tmp_path / "hook-secret").write_text("hook-secret\n")
     path = tmp_path / "receiver.yaml"
     path.write_text(body)
@@ -41,7 +43,8 @@ def write_config(tmp_path: Path, body: str) -> Path:
 
 
 BASIC = """
-inbound: {tokenFile: token, hmacSecretFile: hmac}
+inbound: {tokenFile: token, lifecycleSecretFile: lifecycle-hmac, externalSecretFile: external-hmac}
+argocdUrl: https://argocd.example
 admin: {tokenFile: admin-token}
 dedupe: {window: 30m}
 flap: {threshold: 3, window: 10m}

@@ -12,9 +12,18 @@ from starlette.testclient import TestClient
 
 from argocd_lifecycle.notifications.receiver.app import Receiver, build_app
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
+from argocd_lifecycle.notifications.receiver.config import load as load_config
 from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
 from argocd_lifecycle.signing import sign
-from tests.unit.notifications.receiver.conftest import ADMIN_TOKEN, BASIC, HMAC_SECRET, TOKEN, Clock, write_config
+from tests.unit.notifications.receiver.conftest import (
+    ADMIN_TOKEN,
+    BASIC,
+    EXTERNAL_SECRET,
+    LIFECYCLE_SECRET,
+    TOKEN,
+    Clock,
+    write_config,
+)
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -38,7 +47,7 @@ def client(receiver: Receiver) -> Iterator[TestClient]:
         yield test_client
 
 
-def signed(body: dict, now: float, secret: bytes = HMAC_SECRET) -> tuple[bytes, dict[str, str]]:
+def signed(body: dict, now: float, secret: bytes = LIFECYCLE_SECRET) -> tuple[bytes, dict[str, str]]:
     raw = json.dumps(body).encode()
     return raw, {"Content-Type": "application/json", **sign(secret, raw, now)}
 
@@ -198,12 +207,47 @@ def test_bad_signatures_are_401_and_nothing_is_queued(client: TestClient, clock:
         assert f'reason="signature_{reason}"' in metrics
 
 
-def test_external_events_are_signed_too(client: TestClient, clock: Clock) -> None:
+def test_external_events_are_signed_with_the_external_secret(client: TestClient, clock: Clock) -> None:
     body = {"trigger": "backup-failed", "severity": "critical", "cluster": "edge-7", "labels": {"team": "db"}}
-    raw, headers = signed(body, clock())
+    raw, headers = signed(body, clock(), EXTERNAL_SECRET)
     assert client.post("/v1/events/external", content=raw, headers=headers).status_code == 202
-    raw, headers = signed({**body, "labels": {"team": 1}}, clock() + 1)
+    raw, headers = signed({**body, "labels": {"team": 1}}, clock() + 1, EXTERNAL_SECRET)
     assert client.post("/v1/events/external", content=raw, headers=headers).status_code == 400
+
+
+def test_a_lifecycle_event_signed_with_the_external_secret_is_refused(client: TestClient, clock: Clock) -> None:
+    """Attack: one secret signed both routes, so any external sender could page "Cluster edge-7 is
+    Unreachable" and open (or end) a storm. Each secret is accepted on its own route only."""
+    raw, headers = signed(LIFECYCLE, clock(), EXTERNAL_SECRET)
+    forged = client.post("/v1/events/lifecycle", content=raw, headers=headers)
+    assert forged.status_code == 403
+    assert forged.json() == {
+        "message": "signed with the external secret; /v1/events/lifecycle takes only the lifecycle secret",
+        "reason": "wrong_secret",
+    }
+    raw, headers = signed({"trigger": "x", "cluster": "edge-7"}, clock(), LIFECYCLE_SECRET)
+    other_way = client.post("/v1/events/external", content=raw, headers=headers)
+    assert other_way.status_code == 403 and other_way.json()["reason"] == "wrong_secret"
+    assert outbox(client)["counts"]["pending"] == 0
+    # the forged Unreachable set no phase: an app alert of that cluster is told, not collapsed
+    assert client.post("/v1/events/argocd", json=ALERT, headers=AUTH).json()["status"] == "queued"
+    assert 'argocd_lifecycle_receiver_events_rejected_total{reason="wrong_secret"} 2.0' in client.get("/metrics").text
+
+
+def test_without_an_external_secret_the_external_route_is_off(tmp_path: Path, clock: Clock) -> None:
+    config = BASIC.replace(", externalSecretFile: external-hmac", "")
+    assert config != BASIC
+    receiver = Receiver(load_config(write_config(tmp_path, config)), SqliteState.open(str(tmp_path / "s.db")), clock)
+    with TestClient(build_app(receiver), base_url="http://127.0.0.1") as client:
+        raw, headers = signed({"trigger": "x"}, clock(), EXTERNAL_SECRET)
+        off = client.post("/v1/events/external", content=raw, headers=headers)
+        assert off.status_code == 403
+        assert off.json() == {
+            "message": "/v1/events/external is off: no inbound.externalSecretFile is configured",
+            "reason": "disabled",
+        }
+        raw, headers = signed(LIFECYCLE, clock())
+        assert client.post("/v1/events/lifecycle", content=raw, headers=headers).status_code == 202
 
 
 def test_silence_lifecycle_through_the_api(client: TestClient, clock: Clock) -> None:
@@ -280,3 +324,20 @@ def test_a_dead_letter_is_replayed_with_the_admin_token(client: TestClient, rece
     assert after["pending"][0]["attempts"] == 0 and after["pending"][0]["lastError"] == ""
     again = client.post(path, headers=ADMIN)  # only a dead letter can be replayed
     assert again.status_code == 404 and again.json()["reason"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"trigger": "t", "app": "a", "message": "x\\ud800"}', "field 'message' is not valid Unicode"),
+        (b'{"trigger": "t", "app": "a", "severity": "critical] Cluster prod: ClusterUnreachable ["}', "'severity'"),
+    ],
+)
+def test_text_no_service_can_take_and_free_text_severities_are_400(
+    client: TestClient, body: bytes, message: str
+) -> None:
+    """A lone surrogate escape failed every delivery of the alert (no service can be sent it), and a
+    free-text severity, the first word of a title, let a sender write the title."""
+    answer = client.post("/v1/events/argocd", content=body, headers={**AUTH, "Content-Type": "application/json"})
+    assert answer.status_code == 400 and message in answer.json()["message"]
+    assert outbox(client)["counts"]["pending"] == 0

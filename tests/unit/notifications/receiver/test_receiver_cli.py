@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.cli import main
-from tests.unit.notifications.receiver.conftest import BASIC, HMAC_SECRET, TOKEN, write_config
+from tests.unit.notifications.receiver.conftest import BASIC, LIFECYCLE_SECRET, TOKEN, write_config
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -39,4 +39,4 @@ def test_bad_config_never_prints_secrets(tmp_path: Path, capsys) -> None:
     path = write_config(tmp_path, BASIC.replace("type: slack", "type: pager"))
     code, _, err = run(["--config", str(path)], capsys)
     assert code == 1 and "receivers[0].type: must be one of" in err
-    assert TOKEN not in err and HMAC_SECRET.decode() not in err
+    assert TOKEN not in err and LIFECYCLE_SECRET.decode() not in err

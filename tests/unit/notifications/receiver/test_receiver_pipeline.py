@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from argocd_lifecycle.notifications.receiver import config as receiver_config
 from argocd_lifecycle.notifications.receiver import events, silences
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
+from argocd_lifecycle.notifications.receiver.links import Links
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.pipeline import Outcome, Pipeline
 from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
 from argocd_lifecycle.notifications.receiver.state import PENDING
-from tests.unit.notifications.receiver.conftest import Clock
+from tests.unit.notifications.receiver.conftest import BASIC, Clock, write_config
 
 pytestmark = pytest.mark.anyio
 FIXTURE = Path(__file__).parents[3] / "fixtures" / "notifications" / "webhook-body.json"
@@ -37,7 +39,7 @@ def app_alert(app: str = "shop", *, cluster: str = "edge-7", revision: str = "ab
 
 
 def lifecycle(phase: str, cluster: str = "edge-7", since: str = "2026-01-01T00:00:00Z") -> dict:
-    reason = {"Unreachable": "ClusterUnreachable", "Ready": "ClusterRecovered"}[phase]
+    reason = {"Unreachable": "ClusterUnreachable", "Ready": "ClusterRecovered", "Degraded": "ClusterDegraded"}[phase]
     return {"reason": reason, "cluster": cluster, "phase": phase, "previousPhase": "Ready", "since": since}
 
 
@@ -76,13 +78,40 @@ async def test_after_the_window_the_same_alert_is_told_again(pipeline: Pipeline,
     assert len(await pending(store)) == 2
 
 
-async def test_critical_goes_to_dingtalk_and_continues_to_slack(pipeline: Pipeline, store, clock: Clock) -> None:
-    result = await pipeline.ingest(events.from_argocd(app_alert(severity="critical"), clock()))
+async def test_critical_goes_to_dingtalk_and_continues_to_slack(
+    pipeline: Pipeline, store, clock: Clock, basic_config: ReceiverConfig
+) -> None:
+    links = Links(basic_config.argocd_url)
+    result = await pipeline.ingest(events.from_argocd(app_alert(severity="critical"), clock(), links))
     assert result.receivers == ("ops-dingtalk", "ops-slack")
     payload = (await pending(store))[0].payload
     assert payload["title"] == "[critical] shop on edge-7: on-sync-failed"
     assert payload["url"] == "https://argocd.example/applications/argocd/shop"
     assert payload["event"]["message"] == "sync of shop failed"
+
+
+async def test_the_open_link_comes_from_the_receivers_config_never_the_body(
+    pipeline: Pipeline, store, clock: Clock, basic_config: ReceiverConfig
+) -> None:
+    links = Links(basic_config.argocd_url)
+    forged = app_alert("shop", argocdUrl="https://evil.example/login?next=")
+    await pipeline.ingest(events.from_argocd(forged, clock(), links))
+    external = {"trigger": "backup-failed", "app": "shop", "namespace": "argocd", "url": "https://evil.example/x"}
+    await pipeline.ingest(events.from_external(external, clock(), links))
+    escaping = app_alert("../../settings", namespace="argocd/../..", revision="r2")
+    await pipeline.ingest(events.from_argocd(escaping, clock(), links))
+    urls = [i.payload["url"] for i in await pending(store)]
+    assert urls == ["https://argocd.example/applications/argocd/shop"] * 2 + [""]  # no page for a bad name
+    assert events.from_argocd(app_alert(), clock()).url == ""  # no argocdUrl configured: no link at all
+
+
+async def test_a_lifecycle_event_links_to_its_cluster_page(pipeline: Pipeline, store, clock: Clock) -> None:
+    body = {**lifecycle("Unreachable"), "server": "https://10.0.0.1:6443/x?y#z"}
+    event = events.from_lifecycle(body, clock(), Links("https://argocd.example/cd"))
+    assert event.url == "https://argocd.example/cd/settings/clusters/https%3A%2F%2F10.0.0.1%3A6443%2Fx%3Fy%23z"
+    assert (
+        events.from_lifecycle({**body, "server": "javascript:alert(1)"}, clock(), Links("https://a.example")).url == ""
+    )
 
 
 async def test_unknown_fields_travel_with_the_event(pipeline: Pipeline, store, clock: Clock) -> None:
@@ -159,10 +188,61 @@ async def test_another_alert_of_an_app_the_storm_names_is_not_told_again(
     assert len(later) == 1 and later[0].payload["count"] == 3
 
 
-async def test_cluster_phase_in_the_argocd_body_also_collapses(pipeline: Pipeline, store, clock: Clock) -> None:
+async def test_an_argocd_body_claiming_unreachable_opens_no_storm(pipeline: Pipeline, store, clock: Clock) -> None:
+    """Attack: an Application annotated clusterPhase Unreachable (anyone who may edit it can) made the
+    receiver page "Cluster prod-eu-1 is Unreachable"; only the signed lifecycle source may say so."""
     body = json.loads(FIXTURE.read_text())
     result = await pipeline.ingest(events.from_argocd(body, clock()))
-    assert result.outcome == Outcome.COLLAPSED
+    assert result.outcome == Outcome.QUEUED
+    for n in range(5):  # nor do the alerts of other apps that follow it collapse into a storm
+        assert (
+            await pipeline.ingest(events.from_argocd(app_alert(f"app-{n}", cluster="prod-eu-1"), clock()))
+        ).outcome == Outcome.QUEUED
+    notes = [i.payload for i in await pending(store) if i.receiver == "ops-slack"]
+    assert [n["kind"] for n in notes] == ["alert"] * 6
+    assert not any("is Unreachable:" in n["title"] for n in notes)
+    fields = dict(notes[0]["fields"])
+    assert fields["Phase reported by Argo CD"] == "Unreachable" and "Phase" not in fields
+
+
+async def test_an_external_event_can_neither_open_extend_nor_end_a_storm(
+    pipeline: Pipeline, store, clock: Clock
+) -> None:
+    claim = {
+        "trigger": "ClusterUnreachable",
+        "severity": "critical",
+        "cluster": "edge-7",
+        "clusterPhase": "Unreachable",
+    }
+    told = await pipeline.ingest(events.from_external({**claim, "app": "shop"}, clock()))
+    assert told.outcome == Outcome.QUEUED
+    assert (await pipeline.ingest(events.from_argocd(app_alert("a"), clock()))).outcome == Outcome.QUEUED
+    alert, _ = [i.payload for i in await pending(store) if i.receiver == "ops-slack"]
+    assert alert["title"] == "[critical] external: shop on edge-7: ClusterUnreachable"
+    assert dict(alert["fields"])["Phase reported by the sender"] == "Unreachable"
+    # a real storm: an external event is told on its own, and one claiming Ready does not end it
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
+    inside = await pipeline.ingest(events.from_external({**claim, "app": "cart", "revision": "r2"}, clock()))
+    assert inside.outcome == Outcome.QUEUED
+    ready = {"trigger": "ClusterRecovered", "cluster": "edge-7", "clusterPhase": "Ready", "revision": "r3"}
+    await pipeline.ingest(events.from_external(ready, clock()))
+    await pipeline.ingest(
+        events.from_argocd(json.loads(json.dumps({**app_alert("b"), "clusterPhase": "Ready"})), clock())
+    )
+    assert (await pipeline.ingest(events.from_argocd(app_alert("c"), clock()))).outcome == Outcome.COLLAPSED
+
+
+async def test_routes_match_the_phase_the_lifecycle_source_gave(tmp_path: Path, store, clock: Clock) -> None:
+    config = receiver_config.load(
+        write_config(tmp_path, BASIC.replace("match: {severity: [critical]}", "match: {clusterPhase: [Unreachable]}"))
+    )
+    pipeline = Pipeline(config, store, Metrics())
+    claimed = await pipeline.ingest(events.from_argocd(app_alert(clusterPhase="Unreachable"), clock()))
+    assert claimed.receivers == ("ops-slack",)  # the body's claim routes nothing
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Degraded"), clock()))
+    degraded = await pipeline.ingest(events.from_argocd(app_alert(revision="r2"), clock()))
+    assert degraded.receivers == ("ops-slack",)
+    assert dict((await pending(store))[-1].payload["fields"])["Phase"] == "Degraded"
 
 
 async def test_recovery_ends_the_storm(pipeline: Pipeline, store, clock: Clock) -> None:

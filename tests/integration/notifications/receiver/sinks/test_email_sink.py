@@ -70,3 +70,16 @@ async def test_unreachable_smtp_is_retryable() -> None:
     with pytest.raises(DeliveryError) as err:
         await sink(free_port()).send(Notification("alert", "t", "x", "info", "f"), "k")
     assert err.value.retryable
+
+
+async def test_cr_lf_in_a_title_is_delivered_on_one_subject_line(smtp) -> None:
+    """Attack: a CR/LF in a sender's app or trigger made the Subject header invalid, so the message was
+    never sent and the alert went to the dead letters; nor may it add a header (Bcc)."""
+    inbox, port = smtp
+    title = "[critical] shop\r\nBcc: victim@example.org\r\n\r\nbody on edge-7: on-sync-failed"
+    await sink(port).send(Notification("alert", title, "text\r\n.\r\nmore", "critical", "f"), "key-1")
+    [message] = inbox.messages
+    unfolded = message["Subject"].replace("\r\n", "").strip()  # RFC 5322 folding of a long line
+    assert unfolded == "[critical] shop Bcc: victim@example.org body on edge-7: on-sync-failed"
+    assert message["Bcc"] is None and message["X-RcptTo"] == "ops@example.org"
+    assert "more" in message.get_payload()
