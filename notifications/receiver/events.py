@@ -43,6 +43,8 @@ class Event:
     cluster_phase: str = ""
     #: the phase an Argo CD body or an external event claims: shown, never acted on
     reported_phase: str = ""
+    #: a lifecycle event's cluster API server: an Application may name its cluster by it
+    server: str = ""
     revision: str = ""
     since: str = ""
     message: str = ""
@@ -114,6 +116,7 @@ def from_lifecycle(body: LifecycleEventBody, now: float, links: Links = NO_LINKS
         severity=default,
         cluster=body.get("cluster", ""),
         cluster_phase=body.get("phase", ""),
+        server=body.get("server") or "",
         since=body.get("since") or "",
         message=body.get("message") or "",
         url=links.cluster(body.get("server") or ""),

@@ -4,11 +4,12 @@ Flap counting keys on the event's identity (cluster, app, trigger), not on its f
 fingerprint repeats only as a duplicate, while a flapping alert fires again and again with a new
 revision or phase-since each time.
 
-A cluster's phase comes from the signed lifecycle source only: a lifecycle event records it and ends a
-storm when it is not Unreachable; any other event is given the recorded phase (its routes and silences
-match on that, its message shows it), whatever its body claims. A storm collapses the Argo CD alerts
-of a cluster the lifecycle source calls Unreachable; neither an Argo CD body (an Application
-annotation) nor an external event can open, extend or end one.
+A cluster's phase comes from the signed lifecycle source only: a lifecycle event records it, under the
+cluster's name and its server (an Application names its destination by either, and the catalog's body
+says which), and ends a storm when it is not Unreachable; any other event is given the recorded phase
+(its routes and silences match on that, its message shows it), whatever its body claims. A storm
+collapses the Argo CD alerts of a cluster the lifecycle source calls Unreachable; neither an Argo CD
+body (an Application annotation) nor an external event can open, extend or end one.
 """
 
 from __future__ import annotations
@@ -81,9 +82,10 @@ class Pipeline:
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, fp)
         if event.source == LIFECYCLE and event.cluster:
-            await store.set_cluster_phase(event.cluster, event.cluster_phase, now)
-            if event.cluster_phase != Phase.UNREACHABLE:
-                await store.storm_clear(event.cluster)
+            for name in dict.fromkeys(n for n in (event.cluster, event.server) if n):
+                await store.set_cluster_phase(name, event.cluster_phase, now)
+                if event.cluster_phase != Phase.UNREACHABLE:
+                    await store.storm_clear(name)
         elif event.cluster:
             event = dataclasses.replace(event, cluster_phase=await store.cluster_phase(event.cluster))
         labels = event.labels()

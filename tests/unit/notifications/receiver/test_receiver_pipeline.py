@@ -245,6 +245,22 @@ async def test_routes_match_the_phase_the_lifecycle_source_gave(tmp_path: Path, 
     assert dict((await pending(store))[-1].payload["fields"])["Phase"] == "Degraded"
 
 
+async def test_an_application_naming_its_cluster_by_server_joins_the_storm(
+    pipeline: Pipeline, store, clock: Clock
+) -> None:
+    """The catalog's body names the destination as the Application does, by name or by server."""
+    server = "https://10.0.0.7:6443"
+    await pipeline.ingest(events.from_lifecycle({**lifecycle("Unreachable"), "server": server}, clock()))
+    assert (
+        await pipeline.ingest(events.from_argocd(app_alert("a", cluster=server), clock()))
+    ).outcome == Outcome.COLLAPSED
+    recovered = {**lifecycle("Ready", since="2026-01-01T01:00:00Z"), "server": server}
+    await pipeline.ingest(events.from_lifecycle(recovered, clock()))
+    assert (
+        await pipeline.ingest(events.from_argocd(app_alert("b", cluster=server), clock()))
+    ).outcome == Outcome.QUEUED
+
+
 async def test_recovery_ends_the_storm(pipeline: Pipeline, store, clock: Clock) -> None:
     await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
     assert (await pipeline.ingest(events.from_argocd(app_alert("a"), clock()))).outcome == Outcome.COLLAPSED
