@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle import base64_text, yamlio
 from argocd_lifecycle.cluster_secrets import ClusterConfigWire, SecretWire, TLSClientConfigWire
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.capi.names import KUBECONFIG_KEY, KUBECONFIG_TYPE
@@ -79,7 +79,7 @@ def _pem_data(body: Mapping[str, Any], key: str, where: str, marker: bytes) -> s
     if not isinstance(raw, str):
         raise InvalidKubeconfig(f"{where}: {key} must be a base64 string")
     try:
-        pem = base64.b64decode(raw, validate=True)
+        pem = base64_text.decode(raw)  # not base64.b64decode: a non-ASCII str is a bare ValueError there
     except binascii.Error as exc:
         raise InvalidKubeconfig(f"{where}: {key} is not base64") from exc
     if marker not in pem:
@@ -104,7 +104,7 @@ def _document(secret: SecretWire, where: str) -> Mapping[str, Any]:
     if len(raw) > MAX_BYTES * 4 // 3 + 4:
         raise InvalidKubeconfig(f"{where}: data.{KUBECONFIG_KEY} is larger than {MAX_BYTES // 1024} KiB")
     try:
-        text = base64.b64decode(raw, validate=True).decode("utf-8")
+        text = base64_text.decode(raw).decode("utf-8")
         doc = yamlio.load(text)
     except (binascii.Error, UnicodeDecodeError) as exc:
         raise InvalidKubeconfig(f"{where}: data.{KUBECONFIG_KEY} is not base64 of UTF-8 text") from exc

@@ -5,12 +5,17 @@ another control-plane provider than kubeadm, serves fewer), and asked again ever
 missing ones, so installing Cluster API after the generator needs no restart. Nothing is reconciled
 until the Clusters and their kubeconfig Secrets are watched: a kind we do not see must never look like
 every object of it was deleted.
+
+An object that does not parse gets a Warning Event of its own (problems.py) and is counted by kind in
+``argocd_lifecycle_capi_invalid_objects``; the watches' state is part of the leader's readiness
+(``watch_states``: only the leader reconciles, so only its readiness depends on them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -18,9 +23,10 @@ from typing import Any
 
 from argocd_lifecycle.generators.capi.announce import ClusterEvents, MirroredWriter, fleet_announcer
 from argocd_lifecycle.generators.capi.names import CLUSTER_NAME_LABEL, CLUSTERS, CUSTOM_RESOURCES, Resource
+from argocd_lifecycle.generators.capi.problems import ProblemEvents
 from argocd_lifecycle.generators.capi.reconciler import Reconciler
 from argocd_lifecycle.generators.capi.settings import CapiSettings
-from argocd_lifecycle.generators.capi.store import Store, Table
+from argocd_lifecycle.generators.capi.store import ScopeState, Store, Table
 from argocd_lifecycle.generators.fleet.engine import FleetEngine
 from argocd_lifecycle.generators.fleet.events import EventRecorder
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
@@ -28,6 +34,8 @@ from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
 
 log = logging.getLogger(__name__)
 SECRETS = "secrets"
+#: the metric's kind of the kubeconfig Secrets (the other tables are named by their CAPI kind)
+KUBECONFIG_KIND = "KubeconfigSecret"
 
 
 def served(kube: Kube, resource: Resource) -> bool:
@@ -53,8 +61,17 @@ class CapiSource:
         reconciler_options: dict[str, float] | None = None,
     ) -> None:
         self.kube, self.settings, self.recheck = kube, settings, recheck
+        self.is_leader = is_leader
         self.store = Store()
         self.events = events
+        self.problems = ProblemEvents(events.recorder, is_leader)
+        for resource in CUSTOM_RESOURCES:
+            self.store.tables[resource.plural].on_problem = functools.partial(self.problems.seen, resource)
+        if engine.metrics is not None:
+            gauge = engine.metrics.capi_invalid
+            for plural, table in self.store.tables.items():
+                kind = KUBECONFIG_KIND if plural == SECRETS else table.kind
+                gauge.labels(kind).set_function(table.problems)
         self.reconciler = Reconciler(
             kube,
             self.store,
@@ -68,6 +85,11 @@ class CapiSource:
         self.watches: list[ListWatch] = []
         self._watched: set[str] = set()
 
+    def watch_states(self) -> list[ScopeState]:
+        """The watches this replica's readiness depends on: every CAPI watch on the leader, none on a
+        follower (it reconciles nothing; failing its readiness would only take answers away)."""
+        return self.store.scope_states() if self.is_leader() else []
+
     @property
     def scopes(self) -> tuple[str, ...]:
         return self.settings.namespaces  # never every namespace: that would read every Secret
@@ -78,7 +100,7 @@ class CapiSource:
             listed=lambda items: poke(table.relist(scope, items)),
             upserted=lambda obj: poke(table.upsert(obj)),
             deleted=lambda obj: poke(table.delete(obj)),
-            broken=lambda: table.broken.add(scope),
+            broken=lambda: table.mark_broken(scope),
         )
 
     def _start(
@@ -143,10 +165,13 @@ class CapiSource:
         reconciling = asyncio.create_task(self.reconciler.run(), name="capi-reconciler")
         try:
             while True:
-                await self._discover()
-                if len(self._watched) == len(CUSTOM_RESOURCES):
-                    await reconciling
-                await asyncio.sleep(self.recheck)
+                if len(self._watched) < len(CUSTOM_RESOURCES):
+                    await self._discover()
+                await self.problems.flush()  # what was seen while following, once this replica leads
+                done, _ = await asyncio.wait({reconciling}, timeout=self.recheck)
+                if done:
+                    await reconciling  # its exception: it never ends otherwise
+                    return
         finally:
             for watch in self.watches:
                 watch.stop()

@@ -5,15 +5,23 @@ value of every object (or the one-line problem of an object that does not parse)
 Clusters an add, change, delete or relist touched, so the reconciler looks only at those. Secrets other
 than ``<cluster>-kubeconfig`` (CAPI's CA and etcd key pairs carry the same label) are dropped as they
 arrive and never kept.
+
+No object can stop a listing: whatever reading one raises (our ``LifecycleError`` or anything else)
+makes it a ``Problem`` of its own, on which nothing is decided, so a relist always takes in every
+object and marks its scope listed. A kubeconfig with one non-ASCII character once raised past the
+parser, left the scope unlisted and froze registration, upgrades and teardown of every Cluster, even
+after the Secret was deleted.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from argocd_lifecycle.bugs import describe
 from argocd_lifecycle.cluster_secrets import SecretWire
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.capi.kubeconfig import Endpoint, parse_kubeconfig
@@ -51,13 +59,23 @@ class Problem:
 Ident = tuple[str, str]
 
 
+@dataclass(frozen=True)
+class ScopeState:
+    """One (kind, namespace) watch: whether it has listed, and for how long it has been broken."""
+
+    what: str
+    listed: bool
+    broken_seconds: float = 0.0
+
+
 @dataclass
 class Table(Generic[T]):
     """One kind: ``parse`` raw -> value (None: not ours to keep); ``owners`` value -> the Clusters it touches.
 
-    ``on_change(before, after)`` is called for every entry replaced (indexes outside the table), and
-    ``by_owner`` indexes the values by their owners (kept when ``indexed``), so that a lookup per Cluster
-    costs the same with 2,000 Clusters as with one."""
+    ``on_change(before, after)`` is called for every entry replaced (indexes outside the table),
+    ``on_problem(obj, message)`` for every object that does not parse (the source records a Warning),
+    and ``by_owner`` indexes the values by their owners (kept when ``indexed``), so that a lookup per
+    Cluster costs the same with 2,000 Clusters as with one."""
 
     kind: str
     parse: Callable[[Obj], T | None]
@@ -65,10 +83,12 @@ class Table(Generic[T]):
     problem_owner: Callable[[Obj], ClusterKey | None] = lambda _: None
     indexed: bool = False
     on_change: Callable[[T | Problem | None, T | Problem | None], None] | None = None
+    on_problem: Callable[[Obj, str], None] | None = None
     entries: dict[Ident, T | Problem] = field(default_factory=dict)
     by_owner: dict[ClusterKey, set[Ident]] = field(default_factory=dict)
     listed: set[str] = field(default_factory=set)
-    broken: set[str] = field(default_factory=set)
+    #: scope -> since when (monotonic) its watch has been broken
+    broken: dict[str, float] = field(default_factory=dict)
 
     def _replace(self, ident: Ident, after: T | Problem | None) -> set[ClusterKey]:
         """Put ``after`` (None: nothing) where ``ident`` was; the Clusters the old and the new touch."""
@@ -99,17 +119,39 @@ class Table(Generic[T]):
         try:
             return self.parse(obj)
         except LifecycleError as exc:
-            log.warning("skipping %s: %s", self.kind, exc.message)
-            return Problem(exc.message, self.problem_owner(obj))
+            message = exc.message
+        except Exception as exc:  # a parser bug is this object's problem, never the listing's
+            namespace, name = _ident(obj)
+            message = f"{self.kind} {namespace}/{name}: cannot be read ({describe(exc)})"
+        log.warning("skipping %s: %s", self.kind, message)
+        try:
+            owner = self.problem_owner(obj)
+        except Exception:  # an owner we cannot tell: the problem is still kept and reported
+            owner = None
+        if self.on_problem is not None:
+            self.on_problem(obj, message)
+        return Problem(message, owner)
 
     def upsert(self, obj: Obj) -> set[ClusterKey]:
         return self._replace(_ident(obj), self._read(obj))
+
+    def problems(self) -> int:
+        """How many objects of this kind do not parse now."""
+        return sum(isinstance(e, Problem) for e in self.entries.values())
+
+    def mark_broken(self, scope: str) -> None:
+        self.broken.setdefault(scope, time.monotonic())
 
     def delete(self, obj: Obj) -> set[ClusterKey]:
         return self._replace(_ident(obj), None)
 
     def relist(self, scope: str, items: Iterable[Obj]) -> set[ClusterKey]:
-        """A full listing of one namespace ("" = every namespace): replaces what that scope held."""
+        """A full listing of one namespace ("" = every namespace): replaces what that scope held.
+
+        Listed once every object is taken in, which no object can stop (``_read`` makes any failure
+        that object's ``Problem``). Not in a ``finally``: a listing cut short by a bug of ours would
+        then count as whole, and a Cluster it had not reached yet, whose Secret we wrote, would look
+        deleted and be decommissioned; the list/watch reports the bug as a broken watch instead."""
         touched: set[ClusterKey] = set()
         stale = {ident for ident in self.entries if not scope or ident[0] == scope}
         for obj in items:
@@ -118,7 +160,7 @@ class Table(Generic[T]):
         for ident in stale:
             touched |= self._replace(ident, None)
         self.listed.add(scope)
-        self.broken.discard(scope)
+        self.broken.pop(scope, None)
         return touched
 
     def values(self) -> Iterable[T]:
@@ -199,6 +241,17 @@ class Store:
         if not any(table == CLUSTERS.plural for table, _ in self._scopes):
             return False
         return all(s in self.tables[t].listed and s not in self.tables[t].broken for t, s in self._scopes)
+
+    def scope_states(self) -> list[ScopeState]:
+        """Every watch registered, sorted: listed or not, and broken for how long (readiness)."""
+        now = time.monotonic()
+        states = []
+        for plural, scope in sorted(self._scopes):
+            table = self.tables[plural]
+            since = table.broken.get(scope)
+            what = f"{plural} in namespace {scope}"
+            states.append(ScopeState(what, scope in table.listed, 0.0 if since is None else now - since))
+        return states
 
     def _users(self, cp: ControlPlane) -> list[ClusterKey]:
         return sorted(self._cp_users.get((cp.namespace, cp.name), ()))

@@ -4,16 +4,21 @@ Sources run wherever they like (a thread for the blocking Kubernetes client) but
 the event loop, so ``Inventory`` itself is only touched from one thread. A Secret that stops parsing
 keeps its last good version (dropping it would make ApplicationSets delete that cluster's
 Applications) and is reported as invalid until it is fixed or deleted.
+
+No object can stop a listing: whatever parsing one Secret raises (ours or not) makes that Secret
+invalid, and whatever a listener raises is logged, so a full listing always ends with the inventory
+listed. One bad Secret once kept ``synced`` false (every ApplicationSet answered 503) until a relist.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from argocd_lifecycle.bugs import describe
 from argocd_lifecycle.cluster_secrets import (
     ClusterSecret,
     InvalidClusterSecret,
@@ -59,7 +64,11 @@ class Inventory:
 
     def _emit(self, change: Change) -> None:
         for listener in self._listeners:
-            listener(change)
+            try:
+                listener(change)
+            except Exception as exc:  # a listener's bug must not stop the listing or the other listeners
+                log.error("cluster Secret %s: a %s change was not taken in: %s", change.secret_name, change.kind,
+                          describe(exc))  # fmt: skip
 
     # -- sync state -------------------------------------------------------------------------------
     def synced(self) -> bool:
@@ -78,36 +87,40 @@ class Inventory:
     # -- changes ----------------------------------------------------------------------------------
     def apply(self, obj: SecretWire, *, where: str = "") -> None:
         """An added or modified Secret (ignored unless it carries the cluster label)."""
-        meta = obj.get("metadata") or {}
-        name = meta.get("name") or ""
+        meta = obj.get("metadata")
+        meta = meta if isinstance(meta, Mapping) else {}
+        name = str(meta.get("name") or "")
         if not is_cluster_secret(obj):
             if name in self.secrets or name in self.invalid:
                 self.delete(name)  # the label was removed: no longer a cluster
             return
-        version = meta.get("resourceVersion") or ""
+        version = str(meta.get("resourceVersion") or "")
         if version and self._versions.get(name) == version:
             return
         self._versions[name] = version
-        namespace = meta.get("namespace") or self.default_namespace
+        namespace = str(meta.get("namespace") or self.default_namespace)
         if not meta.get("namespace"):
             obj = {**obj, "metadata": {**meta, "namespace": namespace}}
         try:
             secret = parse_secret(obj, where=where)
         except InvalidClusterSecret as exc:
-            if self.invalid.get(name) != exc.message:
-                log.warning("skipping cluster Secret: %s", exc.message)
-                self.invalid[name] = exc.message
-                self._emit(
-                    Change(
-                        ChangeKind.INVALID, name, problem=exc.message, namespace=namespace, uid=meta.get("uid") or ""
-                    )
-                )
+            self._invalid(name, exc.message, namespace, str(meta.get("uid") or ""))
+            return
+        except Exception as exc:  # a parser bug is this Secret's problem, not the listing's
+            problem = f"{where or f'Secret {namespace}/{name}'}: cannot be read ({describe(exc)})"
+            self._invalid(name, problem, namespace, str(meta.get("uid") or ""))
             return
         self.invalid.pop(name, None)
         if self.secrets.get(name) == secret:
             return
         self.secrets[name] = secret
         self._emit(Change(ChangeKind.UPSERT, name, secret))
+
+    def _invalid(self, name: str, problem: str, namespace: str, uid: str) -> None:
+        if self.invalid.get(name) != problem:
+            log.warning("skipping cluster Secret: %s", problem)
+            self.invalid[name] = problem
+            self._emit(Change(ChangeKind.INVALID, name, problem=problem, namespace=namespace, uid=uid))
 
     def delete(self, name: str) -> None:
         self._versions.pop(name, None)
@@ -120,9 +133,14 @@ class Inventory:
         """A full listing ``(object, where)``: apply it and drop whatever it no longer holds."""
         seen: set[str] = set()
         for obj, where in objs:
-            seen.add((obj.get("metadata") or {}).get("name") or "")
             self.apply(obj, where=where)
+            meta = obj.get("metadata")
+            seen.add(str((meta if isinstance(meta, Mapping) else {}).get("name") or ""))
         for name in sorted((set(self.secrets) | set(self.invalid)) - seen):
             self.delete(name)
+        # Listed only once every object is taken in, which nothing an object holds can stop (apply
+        # turns any failure into that Secret's problem). Not in a ``finally``: were a bug to end the
+        # loop early, a view missing the rest would be served as whole and their Applications deleted;
+        # the list/watch reports such a failure as a broken watch instead, and lists again.
         self._listed = True
         self.mark_healthy()

@@ -6,6 +6,12 @@ other failure (refused, dropped stream, 5xx, 403) it reports the watch broken, b
 and relists, since a successful list is the only proof that the watch is whole again. A watch the
 server ends normally is resumed from the last resourceVersion. Both the cluster Secrets (the
 inventory) and the Applications (the mass-drop guard's baseline) are followed this way.
+
+A consumer turns whatever an object holds into that object's problem, so it raises only on a bug of
+ours; even then the loop goes on: the failure is logged (its type and line, never its message, which
+may quote a Secret), the watch is reported broken (the service answers 503 past ``--max-staleness``,
+readiness fails) and everything is listed again after a backoff, rather than a listing left half
+taken in and never retried.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from argocd_lifecycle.backoff import Backoff
+from argocd_lifecycle.bugs import describe
 from argocd_lifecycle.kube import Kube, KubeError, KubeGone
 
 log = logging.getLogger(__name__)
@@ -35,6 +42,10 @@ class Consumer:
     upserted: Callable[[Obj], None]
     deleted: Callable[[Obj], None]
     broken: Callable[[], None]
+
+
+class _ConsumerFailed(Exception):
+    """The consumer raised on something this watch handed it: list everything again."""
 
 
 class ListWatch:
@@ -58,6 +69,7 @@ class ListWatch:
         self.watch_timeout = watch_timeout
         self.backoff = backoff or Backoff()
         self._stop = threading.Event()
+        self._consumer_failed = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"watch {what}", daemon=True)
         #: counts for tests and logs: lists done, watches opened, 410s seen
         self.lists = 0
@@ -72,7 +84,17 @@ class ListWatch:
 
     def _hand(self, fn: Callable[..., None], *args: Any) -> None:
         if not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(fn, *args)
+            self.loop.call_soon_threadsafe(self._deliver, fn, args)
+
+    def _deliver(self, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        """Run one consumer call on the loop; a failure breaks the watch instead of passing unseen."""
+        try:
+            fn(*args)
+        except Exception as exc:
+            log.error("%s: what the API sent was not taken in (%s): listing again", self.what, describe(exc))
+            self._consumer_failed.set()
+            if fn is not self.consumer.broken:
+                self._deliver(self.consumer.broken, ())
 
     def _selector(self) -> dict[str, Any]:
         return {"label_selector": self.label_selector} if self.label_selector else {}
@@ -96,12 +118,15 @@ class ListWatch:
                 return items, str(meta.get("resourceVersion") or "")
 
     def _list(self) -> str:
+        self._consumer_failed.clear()
         items, version = self._pages()
         self.lists += 1
         self._hand(self.consumer.listed, items)
         return version
 
     def _watch(self, version: str) -> str:
+        if self._consumer_failed.is_set():
+            raise _ConsumerFailed("the consumer failed on what this watch handed it")
         low, high = self.watch_timeout
         timeout = random.randint(low, high)
         self.watches += 1
@@ -118,6 +143,8 @@ class ListWatch:
         for kind, obj in events:
             if self._stop.is_set():
                 break
+            if self._consumer_failed.is_set():
+                raise _ConsumerFailed("the consumer failed on what this watch handed it")
             version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
             if kind in ("ADDED", "MODIFIED"):
                 self._hand(self.consumer.upserted, obj)

@@ -68,6 +68,12 @@ class FleetMetrics:
             ["secret"],
             registry=registry,
         )
+        self.capi_invalid = Gauge(
+            "argocd_lifecycle_capi_invalid_objects",
+            "Cluster API objects (and kubeconfig Secrets) that do not parse, by kind; each has a Warning Event",
+            ["kind"],
+            registry=registry,
+        )
         self.leader = Gauge("argocd_lifecycle_leader", "1 while this replica holds the Lease", registry=registry)
 
     def set_phase(self, cluster: str, phase: Phase) -> None:

@@ -109,7 +109,7 @@ def test_synced_only_when_clusters_are_watched_and_every_watch_listed_and_none_b
     assert not store.synced()
     store.kubeconfigs.relist("capi-clusters", [])
     assert store.synced()
-    store.kubeconfigs.broken.add("capi-clusters")
+    store.kubeconfigs.mark_broken("capi-clusters")
     assert not store.synced()
     store.kubeconfigs.relist("capi-clusters", [])
     assert store.synced()
