@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret, SecretWire, parse_secret
+from argocd_lifecycle.generators.capi import secret_rules
 from argocd_lifecycle.generators.capi.intent import Intent
 from argocd_lifecycle.generators.capi.kubeconfig import Endpoint
 from argocd_lifecycle.generators.capi.names import (
@@ -92,7 +93,8 @@ class Desired:
 def desired(cluster: CapiCluster, endpoint: Endpoint | None, intent: Intent, allow: Sequence[str]) -> Desired:
     """Without an ``endpoint`` (the kubeconfig is gone or unusable) the data is left as it is.
     ``InvalidCapiObject`` when the names cannot be a Secret's (CAPI keeps Cluster names to 63 characters;
-    without its webhook they could be longer)."""
+    without its webhook they could be longer), or when the data is what the chart's admission policy
+    refuses (secret_rules.py: a token holding the word "password", say)."""
     if len(secret_name(cluster.key)) > MAX_NAME:
         raise InvalidCapiObject(
             f"Cluster {cluster.key}: the name is too long for an Argo CD cluster Secret "
@@ -111,6 +113,8 @@ def desired(cluster: CapiCluster, endpoint: Endpoint | None, intent: Intent, all
     if endpoint is not None:
         config = json.dumps(endpoint.config, sort_keys=True, separators=(",", ":"))
         data = {"name": cluster_name(cluster.key), "server": endpoint.server, "config": config}
+        if why := secret_rules.refusal(data):  # the chart's admission policy would refuse it: say so here
+            raise InvalidCapiObject(f"Cluster {cluster.key}: {why}, which the chart's admission policy refuses")
     return Desired(secret_name(cluster.key), labels, annotations, data)
 
 

@@ -1,6 +1,7 @@
 {{/*
 Cluster API source (generator.capi): the generator's extra arguments, and the read rules it needs in
-every namespace it watches. Values are quoted, and the schema admits only namespace names and label keys.
+every namespace it watches. Values are quoted, and the schema admits only namespace names, label keys
+and server entries (none can start with "-").
 */}}
 {{- define "argocd-lifecycle.generator.capiArgs" -}}
 {{- if .Values.generator.capi.enabled }}
@@ -12,6 +13,33 @@ every namespace it watches. Values are quoted, and the schema admits only namesp
 {{- range .Values.generator.capi.copyLabels }}
 - --capi-copy-label
 - {{ . | quote }}
+{{- end }}
+{{- range .Values.generator.capi.allowServers }}
+- --capi-allow-server
+- {{ . | quote }}
+{{- end }}
+{{- range .Values.generator.capi.denyServers }}
+- --capi-deny-server
+- {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Refused before anything renders (the schema says the same; this holds with --skip-schema-validation too):
+no watched namespace would mean every namespace and every Secret of the cluster, a bare "*" would copy
+every label a tenant sets onto a cluster Secret, and the admission policy admits the copied keys.
+*/}}
+{{- define "argocd-lifecycle.generator.capiChecks" -}}
+{{- if not .Values.generator.capi.namespaces }}
+{{- fail "generator.capi.namespaces: name the namespaces whose Cluster API objects the generator watches (there is no every-namespace mode: it would read every Secret of the cluster)" }}
+{{- end }}
+{{- range .Values.generator.capi.copyLabels }}
+{{- if not (regexMatch "^([a-z0-9.-]+/)?[A-Za-z0-9][-A-Za-z0-9_.]*$|^[a-z0-9.-]+/[*]$" .) }}
+{{- fail (printf "generator.capi.copyLabels: %s is neither a label key nor prefix/* (a bare * would copy every label a tenant sets)" (. | quote)) }}
+{{- end }}
+{{- if regexMatch "^(argocd[.]argoproj[.]io|argocd-lifecycle[.]io)/" . }}
+{{- fail (printf "generator.capi.copyLabels: %s is Argo CD's or argocd-lifecycle's own (the admission policy would let the generator set it)" (. | quote)) }}
 {{- end }}
 {{- end }}
 {{- end -}}
@@ -25,11 +53,12 @@ every namespace it watches. Values are quoted, and the schema admits only namesp
   resources: ["kubeadmcontrolplanes"]
   verbs: ["list", "watch"]
 # the <cluster>-kubeconfig Secrets: RBAC cannot narrow a list to a label, so this reads every Secret
-# here (the generator keeps only the kubeconfigs and drops the rest as they arrive)
+# of this namespace, and only of the namespaces named (the generator keeps only the kubeconfigs and drops
+# the rest as they arrive)
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["list", "watch"]
-# lifecycle Events on the CAPI Clusters; repeats are read and bump count and lastTimestamp
+# lifecycle Events on the CAPI Clusters of this namespace; repeats are read and bump count and lastTimestamp
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "get", "patch"]

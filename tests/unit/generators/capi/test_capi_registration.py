@@ -162,3 +162,15 @@ def test_a_name_too_long_for_a_secret_is_refused_before_any_write() -> None:
         InvalidCapiObject, match=r"the name is too long for an Argo CD cluster Secret \(269 > 253 characters\)$"
     ):
         desired(long_one, endpoint(), intent(long_one, None, []), ALLOW)
+
+
+def test_data_the_charts_admission_policy_would_refuse_is_refused_before_any_write() -> None:
+    """A token may hold the letters of "password": the policy refuses such a config wherever the word is, so
+    the generator says so on the CAPI Cluster instead of retrying a refused write for ever."""
+    config = kubeconfig("workload-1", "https://127.0.0.1:6443", CA.cert_pem, token="abc.PassWord.def")
+    e = parse_kubeconfig(kubeconfig_secret(fixture("cluster-topology"), config), where="test")  # type: ignore[arg-type]
+    c = cluster()
+    with pytest.raises(
+        InvalidCapiObject, match="basic-auth settings, a backslash or a non-ASCII byte, which the chart"
+    ):
+        desired(c, e, intent(c, None, []), ALLOW)
