@@ -353,7 +353,22 @@ def test_9b_each_documented_step_keeps_3_replicas_through_the_switch(adoption: A
         assert "argocd-controller Apply" not in replica_managers(obj)
 
 
-def test_9c_after_adoption_syncs_keep_what_the_hpa_chose(adoption: Adoption, timings: dict[str, float]) -> None:
+def test_9c_server_side_apply_turned_on_later_resets_a_workload_adopted_client_side(adoption: Adoption) -> None:
+    """Step 1 leaves `spec.replicas` with argocd-controller's client-side entry: the first server-side sync
+    moves it into the server-side entry and drops it, as in the switch without a step."""
+    platform, s = adoption.platform, BY_NAME["guide-csa"]
+    assert replica_managers(adoption.caught_up(s)) == ["argocd-controller Update"]
+    since = int(deployment(platform, s)["metadata"]["resourceVersion"])
+    platform.mgmt.apply(application(platform, s, server_side=True, switched=True))
+    platform.git.write({f"adoption/{s.name}/deployment.yaml": manifest("nginx:1.28.1")})
+    later = platform.git.commit("adoption: guide-csa, now with ServerSideApply=true")
+    refresh(platform, s)
+    wait_until(lambda: synced_at(platform, s, later), timeout=SYNC_TIMEOUT, what=f"{s.name} to sync server-side")
+    adoption.caught_up(s)
+    assert 1 in adoption.watch.values(s.namespace, since=since), adoption.watch.values(s.namespace)
+
+
+def test_9d_after_adoption_syncs_keep_what_the_hpa_chose(adoption: Adoption, timings: dict[str, float]) -> None:
     platform = adoption.platform
     started = time.monotonic()
     since: dict[str, int] = {}
