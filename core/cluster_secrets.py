@@ -280,7 +280,7 @@ def _identity(obj: SecretWire, where: str) -> tuple[ClusterIdentity, _Values, Ma
     if not server:
         raise InvalidClusterSecret(f"{where}: data.server is missing")
     if not server.startswith(("https://", "http://")):
-        raise InvalidClusterSecret(f"{where}: data.server {server!r} is not an http(s) URL")
+        raise InvalidClusterSecret(f"{where}: data.server is not an http(s) URL")
     # The Secret's own annotations, unfiltered: Argo CD's Cluster generator passes them through as
     # metadata.annotations, and our parameters must be a drop-in superset.
     annotations = _strings(meta.get("annotations"), where, "metadata.annotations")

@@ -3,11 +3,13 @@
 Field names follow Cluster API's v1beta2 Go types (``Cluster``, ``KubeadmControlPlane``,
 ``MachineDeployment``, ``MachinePool``). The API server has validated the objects against the CRD
 schemas, but every value read is still checked here, once: a wrong type is an ``InvalidCapiObject``
-naming the object and the field, never a crash deeper in.
+naming the object and the field, never a crash deeper in. Strings are bounded and hold no control
+character (the CRDs bound most, not all, and the values reach Events, logs and annotations).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +20,10 @@ from argocd_lifecycle.generators.capi.names import (
     CONTROL_PLANE_INITIALIZED,
     KUBEADM_CONTROL_PLANE,
 )
+
+#: longer than any name, version or reference Cluster API writes (its CRDs allow versions of 256)
+MAX_STRING = 1024
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class InvalidCapiObject(LifecycleError):
@@ -77,7 +83,8 @@ class WorkerGroup:
 
 
 def _where(obj: Mapping[str, Any], kind: str) -> str:
-    meta = obj.get("metadata") or {}
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
     return f"{kind} {meta.get('namespace') or '?'}/{meta.get('name') or '?'}"
 
 
@@ -94,6 +101,8 @@ def _str(value: Any, where: str, path: str) -> str:
         return ""
     if not isinstance(value, str):
         raise InvalidCapiObject(f"{where}: {path} must be a string")
+    if len(value) > MAX_STRING or _CONTROL.search(value):
+        raise InvalidCapiObject(f"{where}: {path} must be at most {MAX_STRING} characters, none a control character")
     return value
 
 

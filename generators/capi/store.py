@@ -173,7 +173,8 @@ class Table(Generic[T]):
 
 
 def _ident(obj: Obj) -> tuple[str, str]:
-    meta = obj.get("metadata") or {}
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
     return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
 
 

@@ -127,3 +127,46 @@ def test_name_and_namespace_are_required() -> None:
     del doc["metadata"]["namespace"]
     with pytest.raises(InvalidCapiObject, match=r"metadata\.name and metadata\.namespace are required"):
         parse_cluster(doc)
+
+
+HOSTILE = {"non-ASCII": "v1.34.\u00e9", "NUL": "v1.34\x00.2", "oversized": "v1." + "9" * 5000}
+STRING_FIELDS = [
+    ("cluster-topology", ("metadata", "uid")),
+    ("cluster-topology", ("metadata", "labels", "env")),
+    ("cluster-topology", ("spec", "topology", "version")),
+    ("cluster-topology", ("spec", "controlPlaneRef", "apiGroup")),
+    ("cluster-topology", ("spec", "controlPlaneRef", "kind")),
+    ("cluster-topology", ("spec", "controlPlaneRef", "name")),
+    ("cluster-topology", ("status", "controlPlane", "versions", 0, "version")),
+    ("cluster-topology", ("status", "workers", "versions", 0, "version")),
+    ("kubeadmcontrolplane-plain", ("spec", "version")),
+    ("kubeadmcontrolplane-plain", ("status", "versions", 0, "version")),
+    ("machinedeployment-plain", ("spec", "clusterName")),
+    ("machinepool-plain", ("spec", "clusterName")),
+]
+PARSERS = {
+    "cluster-topology": parse_cluster,
+    "kubeadmcontrolplane-plain": parse_control_plane,
+    "machinedeployment-plain": lambda doc: parse_worker_group(doc, "MachineDeployment"),
+    "machinepool-plain": lambda doc: parse_worker_group(doc, "MachinePool"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+@pytest.mark.parametrize(
+    ("stem", "path"), STRING_FIELDS, ids=lambda v: ".".join(map(str, v)) if isinstance(v, tuple) else v
+)
+def test_hostile_text_in_every_string_field_is_read_or_refused_by_field(stem: str, path: tuple, kind: str) -> None:
+    """Non-ASCII text is read as it is; a control character or an oversized string is refused, naming the
+    field and never quoting it (the versions reach Events, logs and our Secret's annotations)."""
+    doc = fixture(stem)
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = HOSTILE[kind]
+    if kind == "non-ASCII":
+        PARSERS[stem](doc)
+        return
+    with pytest.raises(InvalidCapiObject) as err:
+        PARSERS[stem](doc)
+    assert "none a control character" in err.value.message and "99999" not in err.value.message

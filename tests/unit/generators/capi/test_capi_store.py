@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+
+import pytest
+
 from argocd_lifecycle.generators.capi.objects import ClusterKey
 from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
 from tests.e2e.e2e_harness.capi import fixture, kubeconfig, kubeconfig_secret
@@ -132,3 +136,85 @@ def test_the_indexes_follow_a_cluster_that_changes_its_control_plane_and_a_group
     assert store.worker_groups(EDGE) == [] and [g.name for g in store.worker_groups(WORKLOAD)] == ["edge-1-md-0"]
     store.clusters.delete(moved)
     assert store.control_planes.upsert(fixture("kubeadmcontrolplane-plain", name="edge-1-cp-2")) == set()
+
+
+SECRET_TEXT = "s3cr3t-\u00e9"
+HOSTILE = {"non-ASCII": SECRET_TEXT, "NUL": "s3cr3t\x00x", "oversized": "s3cr3t" + "x" * (300 * 1024)}
+KUBECONFIG_FIELDS = {
+    "certificate-authority-data": ("clusters", "cluster"),
+    "server": ("clusters", "cluster"),
+    "tls-server-name": ("clusters", "cluster"),
+    "client-certificate-data": ("users", "user"),
+    "client-key-data": ("users", "user"),
+    "token": ("users", "user"),
+}
+
+
+def _hostile_kubeconfig(field: str, value: str) -> dict[str, object]:
+    config = kubeconfig("edge-1", "https://127.0.0.1:6443", CA.cert_pem, cert_pem=ADMIN.cert_pem, key_pem=ADMIN.key_pem)
+    entries, body = KUBECONFIG_FIELDS[field]
+    config[entries][0][body][field] = value
+    return kubeconfig_secret(fixture("cluster-plain", name="edge-1"), config)
+
+
+def _assert_problem(store: Store, key: ClusterKey) -> str:
+    problem = store.kubeconfig(key)
+    assert isinstance(problem, Problem), problem
+    assert "s3cr3t" not in problem.message and len(problem.message) < 400
+    return problem.message
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+@pytest.mark.parametrize("field", sorted(KUBECONFIG_FIELDS))
+def test_hostile_text_in_every_kubeconfig_field_is_a_problem_and_the_relist_completes(field: str, kind: str) -> None:
+    """Issue 24, finding 2: on 6729d94 a non-ASCII character in a *-data field raised a bare ValueError out
+    of the relist, so the scope was never listed and nothing was reconciled for anyone."""
+    store = Store()
+    store.expect("clusters", "capi-clusters")
+    store.expect("secrets", "capi-clusters")
+    store.clusters.relist("capi-clusters", [fixture("cluster-plain"), fixture("cluster-topology")])
+    listing = [_hostile_kubeconfig(field, HOSTILE[kind]), secret_for("workload-1")]
+    assert store.kubeconfigs.relist("capi-clusters", listing) == {EDGE, WORKLOAD}
+    assert store.synced() and isinstance(store.kubeconfig(WORKLOAD), Kubeconfig)
+    _assert_problem(store, EDGE)
+
+
+@pytest.mark.parametrize("raw", ["\u00e9", "YXBp\u00e9", "YXBp\x00", base64.b64encode(b"\xff\xfe").decode(), 5])
+def test_a_kubeconfig_value_that_is_not_base64_of_text_is_a_problem(raw: object) -> None:
+    store = Store()
+    bad = secret_for("edge-1")
+    bad["data"] = {"value": raw}
+    store.kubeconfigs.relist("capi-clusters", [bad])
+    assert "capi-clusters" in store.kubeconfigs.listed
+    assert _assert_problem(store, EDGE).endswith(("is not base64 of UTF-8 text", "data.value is missing"))
+
+
+def test_a_parser_bug_is_that_objects_problem_and_the_others_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    reported: list[tuple[str, str]] = []
+
+    def broken(obj: object) -> object:
+        raise TypeError("quoting s3cr3t")
+
+    store = Store()
+    monkeypatch.setattr(store.control_planes, "parse", broken)
+    store.control_planes.on_problem = lambda obj, message: reported.append((obj["metadata"]["name"], message))
+    store.clusters.relist("capi-clusters", [fixture("cluster-plain")])
+    store.control_planes.relist("capi-clusters", [fixture("kubeadmcontrolplane-plain")])
+    assert "capi-clusters" in store.control_planes.listed and store.control_planes.problems() == 1
+    [(name, message)] = reported
+    assert name == "edge-1-control-plane" and "s3cr3t" not in message
+    assert message.startswith("KubeadmControlPlane capi-clusters/edge-1-control-plane: cannot be read (TypeError at ")
+
+
+def test_a_broken_watch_is_timed_and_a_scope_that_never_listed_says_so() -> None:
+    store = Store()
+    store.expect("clusters", "capi-clusters")
+    store.expect("secrets", "capi-clusters")
+    store.clusters.relist("capi-clusters", [])
+    store.clusters.mark_broken("capi-clusters")
+    states = {s.what: s for s in store.scope_states()}
+    assert states["clusters in namespace capi-clusters"].listed
+    assert states["clusters in namespace capi-clusters"].broken_seconds > 0
+    assert not states["secrets in namespace capi-clusters"].listed
+    store.clusters.relist("capi-clusters", [])
+    assert store.scope_states()[0].broken_seconds == 0
