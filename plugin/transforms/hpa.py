@@ -1,6 +1,9 @@
 """HPA-aware replicas: a workload an autoscaler scales must not pin ``spec.replicas``.
 
 Otherwise self-heal resets the replica count the HPA (or KEDA) chose, and the two fight forever.
+The first render without it, of a workload Argo CD last applied with it, makes Kubernetes default it to 1:
+the render cannot see the live object, so that adoption is the operator's one step (README, "Adopting an
+existing autoscaled workload"; tests/e2e/test_e2e_adoption.py).
 """
 
 from __future__ import annotations
