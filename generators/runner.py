@@ -28,6 +28,7 @@ from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter, default_path
 from argocd_lifecycle.generators.fleet.view import Baseline, RememberedAnswers
 from argocd_lifecycle.generators.fleet.writer import KubeWriter
+from argocd_lifecycle.generators.service.readiness import Watches
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.generators.settings import ServeSettings
 from argocd_lifecycle.kube import Kube, KubeSettings, connect
@@ -48,6 +49,8 @@ class Fleet:
     state: StateFile | None = None
     notifier: Notifier | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    #: the watches readiness depends on beside the Secrets and Applications (the CAPI source's)
+    watches: Watches | None = None
 
     async def aclose(self) -> None:
         for source in (self.source, self.applications):
@@ -124,7 +127,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         files = FileSource(settings.clusters_from, inventory)
         fleet.tasks.append(asyncio.create_task(files.run(), name="cluster-files"))
     if kube is not None and settings.capi is not None:
-        fleet.tasks.append(_capi(kube, engine, settings, is_leader))
+        fleet.tasks.append(_capi(fleet, kube, engine, settings, is_leader))
     if leader is not None:
         leader.start()
     return fleet
@@ -163,12 +166,15 @@ def _with_upgrade_gate(
     return fleet.applications
 
 
-def _capi(kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]) -> asyncio.Task[None]:
-    """The Cluster API source (``--capi``), imported only when it is on."""
+def _capi(
+    fleet: Fleet, kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]
+) -> asyncio.Task[None]:
+    """The Cluster API source (``--capi``), imported only when it is on; its watches count for readiness."""
     from argocd_lifecycle.generators.capi.source import attach
 
     assert settings.capi is not None
     capi = attach(kube, engine, settings.capi, leader, instance=settings.identity)
+    fleet.watches = capi.watch_states
     return asyncio.create_task(capi.run(), name="capi-source")
 
 
@@ -179,7 +185,10 @@ async def run(settings: ServeSettings, service: ServiceSettings) -> None:
     from argocd_lifecycle.http import server
 
     fleet = await start_fleet(settings, FleetMetrics(REGISTRY))
-    app: Any = build_app(fleet.engine, service, baseline=fleet.baseline, reporter=fleet.reporter, registry=REGISTRY)
+    app: Any = build_app(
+        fleet.engine, service, baseline=fleet.baseline, reporter=fleet.reporter, registry=REGISTRY,
+        watches=fleet.watches,
+    )  # fmt: skip
     log.info(
         "serving on %s:%d; clusters from %s",
         settings.host,

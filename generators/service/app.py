@@ -7,6 +7,7 @@ its metrics (in the registry it is given), ``GeneratorService.endpoints`` is the
     GET  /api/v1/clusters            the fleet as JSON (the fleet page's data)
     GET  /                           the fleet page
     GET  /healthz                    liveness
+    GET  /readyz                     readiness: every watch listed, none broken past --max-staleness
     GET  /metrics                    Prometheus exposition of the service's registry
     GET  /openapi.json               the OpenAPI document (added by the layer)
 
@@ -37,6 +38,7 @@ from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_docu
 from argocd_lifecycle.generators.service.guard import DropSettling, MassDropRefused
 from argocd_lifecycle.generators.service.inputs import parse_request
 from argocd_lifecycle.generators.service.openapi import INFO, OPERATIONS
+from argocd_lifecycle.generators.service.readiness import Watch, Watches, problems
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.http.auth import BearerAuth
 from argocd_lifecycle.http.body import read_body
@@ -112,7 +114,8 @@ class GeneratorService:
 
     ``baseline`` is what the mass-drop guard compares answers with (the Applications cache; without
     one, the answers this process gave), ``reporter`` where a held answer is told. ``registry`` takes
-    the service's metrics (``generator serve`` passes the process-wide one, where the fleet's are)."""
+    the service's metrics (``generator serve`` passes the process-wide one, where the fleet's are);
+    ``watches`` the watches readiness depends on beside the Secrets and the Applications (readiness.py)."""
 
     def __init__(
         self,
@@ -122,8 +125,10 @@ class GeneratorService:
         baseline: Baseline | None = None,
         reporter: HoldReporter | None = None,
         registry: CollectorRegistry | None = None,
+        watches: Watches | None = None,
     ) -> None:
         self.fleet, self.settings = fleet, settings
+        self.watches: Watches = watches or (lambda: ())
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
         self.metrics = ServiceMetrics(self.registry)
         self.params = ParamsService(
@@ -166,6 +171,18 @@ class GeneratorService:
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "synced": self.fleet.synced()})
 
+    async def readyz(self, request: Request) -> Response:
+        baseline = self.params.baseline
+        watches = [
+            Watch("cluster Secret", self.fleet.synced(), self.fleet.stale_seconds()),
+            Watch("Application", baseline.synced(), baseline.stale_seconds()),
+            *self.watches(),
+        ]
+        found = problems(watches, self.settings.max_staleness)
+        if found:
+            raise HttpError(503, "not_ready", "not ready: " + "; ".join(found))
+        return JSONResponse({"status": "ready"})
+
     async def fleet_html(self, request: Request) -> Response:
         return HTMLResponse(self.page.render(self.fleet))
 
@@ -180,6 +197,7 @@ class GeneratorService:
             ),
             Endpoint("GET", "/api/v1/clusters", self.clusters, ops["clusters"]),
             Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),
+            Endpoint("GET", "/readyz", self.readyz, ops["readyz"]),
             Endpoint("GET", "/metrics", self.metrics_endpoint, ops["metrics"]),
             Endpoint("GET", "/", self.fleet_html, ops["fleet_page"]),
         ]
@@ -198,10 +216,13 @@ def build_app(
     baseline: Baseline | None = None,
     reporter: HoldReporter | None = None,
     registry: CollectorRegistry | None = None,
+    watches: Watches | None = None,
 ) -> Starlette:
     """The ASGI app; serve it with ``core/http/server.py`` (one worker is plenty: answers are cached per
     fleet change)."""
-    service = GeneratorService(fleet, settings, baseline=baseline, reporter=reporter, registry=registry)
+    service = GeneratorService(
+        fleet, settings, baseline=baseline, reporter=reporter, registry=registry, watches=watches
+    )
     translations: dict[type[Exception], Any] = {ServiceError: _http_error}
     return build_service_app(
         INFO, service.endpoints(), auth=service.auth, translations=translations, on_error=service.on_error

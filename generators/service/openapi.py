@@ -180,6 +180,7 @@ _SCHEMAS: dict[str, Any] = {
     "Health": _object(
         ["status", "synced"], {"status": {"type": "string", "enum": ["ok"]}, "synced": {"type": "boolean"}}
     ),
+    "Ready": _object(["status"], {"status": {"type": "string", "enum": ["ready"]}}),
 }
 
 
@@ -209,6 +210,11 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "operationId": "health",
         "summary": "Liveness",
         "responses": {"200": _json(_ref("Health"), "the process serves")},
+    },
+    "readyz": {
+        "operationId": "ready",
+        "summary": "Readiness: every watch listed, none broken for longer than --max-staleness",
+        "responses": {"200": _json(_ref("Ready"), "this replica's view is whole"), "503": _ERROR},
     },
     "metrics": {
         "operationId": "metrics",

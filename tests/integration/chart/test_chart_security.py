@@ -65,9 +65,11 @@ def test_every_pod_is_locked_down(scenario: str) -> None:
                 # configMap and secret volumes are read-only anyway; anything else writable is /tmp or data
                 kind = next(iter(set(volumes[mount["name"]]) - {"name"}))
                 assert kind in ("emptyDir", "persistentVolumeClaim", "configMap", "secret"), where
-            if spec.get("restartPolicy") != "Never":  # long-running: probes on /healthz
-                for probe in ("livenessProbe", "readinessProbe"):
-                    assert container[probe]["httpGet"]["path"] == "/healthz", f"{where}: {probe}"
+            if spec.get("restartPolicy") != "Never":  # long-running: liveness on /healthz
+                assert container["livenessProbe"]["httpGet"]["path"] == "/healthz", f"{where}: livenessProbe"
+                # the generator is ready once its watches are whole (/readyz), the receiver when it serves
+                ready = "/readyz" if name.endswith("-generator") else "/healthz"
+                assert container["readinessProbe"]["httpGet"]["path"] == ready, f"{where}: readinessProbe"
 
 
 def test_all_enabled_covers_every_workload() -> None:
