@@ -9,6 +9,7 @@ unless the preflight could not run.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -76,6 +77,7 @@ def preflight(  # noqa: PLR0917 - one parameter per click option
     from argocd_lifecycle.generators.preflight.render import render
     from argocd_lifecycle.generators.preflight.report import exit_code
 
+    inputs: sources.Inputs | None = None
     try:
         kb = knowledge_base(additional_versions)
         if from_files:
@@ -84,12 +86,16 @@ def preflight(  # noqa: PLR0917 - one parameter per click option
             from argocd_lifecycle.kube import KubeSettings, connect
 
             inputs = sources.read_live(connect(KubeSettings(kubeconfig=kubeconfig, context=context)), namespace)
-        ref = resolve(cluster, inputs.secrets)
+        ref = resolve(cluster, inputs.secrets, inputs.skipped)
         report = evaluate(kb, ref, inputs.apps, target, current=current_version)
     except LifecycleError as exc:
+        for note in inputs.notes if inputs is not None else ():  # the skipped Secret may be why
+            click.echo(f"note: {note}", err=True)
         for line in exc.lines():
             click.echo(f"error: {line}", err=True)
         sys.exit(EXIT_ERROR)
+    if ref.note:  # in the report itself (its JSON too), not only on stderr
+        report = replace(report, notes=(ref.note, *report.notes))
     sys.stdout.write(render(report, output))
     for note in inputs.notes:
         click.echo(f"note: {note}", err=True)

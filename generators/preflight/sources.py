@@ -7,6 +7,9 @@
   ``kubectl get secret -o json`` print, single objects or Lists, mixed freely. Secrets that are not
   cluster Secrets are skipped unread; any kind other than Applications and Secrets is an error naming
   the file and item.
+
+A cluster Secret that does not parse is kept as ``skipped``: why (a note), and its name and server
+when they still parse, so the cluster it names can be found (clusters.py).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from argocd_lifecycle.cluster_secrets import ClusterSecret, read_cluster_secrets
+from argocd_lifecycle.cluster_secrets import ClusterSecret, SkippedSecret, scan_cluster_secrets
 from argocd_lifecycle.generators.preflight.apps import AppRecord, PreflightInputError, read_application
 from argocd_lifecycle.kube_lists import items, load_document, pages
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
@@ -31,7 +34,12 @@ GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
 class Inputs:
     apps: tuple[AppRecord, ...]
     secrets: tuple[ClusterSecret, ...]
-    notes: tuple[str, ...] = ()
+    skipped: tuple[SkippedSecret, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """One line per skipped cluster Secret: which and why."""
+        return tuple(s.note for s in self.skipped)
 
 
 def is_application(obj: Mapping[str, Any]) -> bool:
@@ -52,8 +60,8 @@ def read_files(paths: Sequence[Path]) -> Inputs:
             else:
                 shown = f"{obj.get('apiVersion')} {kind}" if kind else "an object without kind"
                 raise PreflightInputError(f"{where}: is {shown}; expected Argo CD Applications or cluster Secrets")
-    parsed, notes = read_cluster_secrets(secrets)
-    return Inputs(tuple(apps), tuple(parsed), tuple(notes))
+    parsed, skipped = scan_cluster_secrets(secrets)
+    return Inputs(tuple(apps), tuple(parsed), tuple(skipped))
 
 
 def read_live(kube: Kube, namespace: str) -> Inputs:
@@ -63,7 +71,7 @@ def read_live(kube: Kube, namespace: str) -> Inputs:
     what = f"list cluster Secrets in namespace {namespace} on {kube.host}"
     selector = f"{CLUSTER_SECRET_LABEL}={CLUSTER_SECRET_LABEL_VALUE}"
     raw = pages(kube, what, kube.core.list_namespaced_secret, namespace, label_selector=selector)
-    parsed, notes = read_cluster_secrets(
+    parsed, skipped = scan_cluster_secrets(
         (obj, f"Secret {namespace}/{(obj.get('metadata') or {}).get('name')}") for obj in raw
     )
-    return Inputs(tuple(apps), tuple(parsed), tuple(notes))
+    return Inputs(tuple(apps), tuple(parsed), tuple(skipped))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,3 +111,41 @@ def test_a_bad_cluster_secret_is_a_note_not_a_failure(capsys: pytest.CaptureFixt
     )
     assert result.code == 3
     assert "note: cluster Secret skipped:" in result.err and "is not an http(s) URL" in result.err
+
+
+def test_a_cluster_whose_tls_data_does_not_parse_is_still_found_and_the_report_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 24: on 6729d94 this was "error: cluster 'prod-eu-1' is not named by any cluster Secret", exit 1,
+    and the reason (the unparseable caData) was known and dropped."""
+    bad = secret_object("prod-eu-1", "https://prod-eu-1.example.test:6443",
+                        annotations={"argocd-lifecycle.io/kubernetes-version": "1.24.7"})  # fmt: skip
+    bad["data"]["config"] = base64.b64encode(json.dumps({"tlsClientConfig": {"caData": "\u00e9"}}).encode()).decode()
+    path = write(tmp_path / "secrets.json", {"kind": "SecretList", "apiVersion": "v1", "items": [bad]})
+    files = ("--from-file", str(APPS_FILE), "--from-file", str(path))
+    result = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", *files, "-o", "json")
+    assert result.code == 3, result.err
+    doc = json.loads(result.out)
+    assert doc["summary"]["blockers"] == 3 and doc["currentVersion"] == "1.24"
+    why = "config.tlsClientConfig.caData is not base64"
+    assert any(n.startswith("matched by name and server only") and why in n for n in doc["notes"])
+    assert result.err == f"note: cluster Secret skipped: {path}: item 0: {why}\n"
+    table = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", *files)
+    assert "note: matched by name and server only, its credentials were not read:" in table.out
+
+
+def test_when_no_cluster_matches_the_skipped_secrets_are_named_before_the_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    nameless = secret_object("prod-eu-1")
+    del nameless["data"]["server"]
+    path = write(tmp_path / "secrets.json", {"kind": "SecretList", "apiVersion": "v1", "items": [nameless]})
+    result = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", "--from-file", str(APPS_FILE), "--from-file",
+                 str(path))  # fmt: skip
+    assert result.code == 1 and result.out == ""
+    note, error = result.err.splitlines()
+    assert note.startswith("note: cluster Secret skipped: ") and note.endswith("data.server is missing")
+    assert error == (
+        "error: cluster 'prod-eu-1' is not named by any cluster Secret; 1 cluster Secret(s) skipped without a "
+        "readable name and server (see the notes)"
+    )
