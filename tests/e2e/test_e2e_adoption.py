@@ -248,8 +248,9 @@ def refresh(platform: Platform, s: Scenario) -> None:
 
 def sync_server_side(platform: Platform, s: Scenario, revision: str) -> None:
     """ServerSideApply=true on the Application and a sync of the same revision (`argocd app sync`)."""
-    platform.mgmt.apply(application(platform, s, server_side=True, switched=False))
-    options = application(platform, s, server_side=True, switched=False)["spec"]["syncPolicy"]["syncOptions"]
+    app = application(platform, s, server_side=True, switched=False)
+    platform.mgmt.apply(app)
+    options = app["spec"]["syncPolicy"]["syncOptions"]  # a manual sync names its options, as the CLI does
     operation = {"initiatedBy": {"username": "e2e-adoption"}, "sync": {"revision": revision, "syncOptions": options}}
     platform.mgmt.merge_patch(
         "argoproj.io/v1alpha1", "Application", s.namespace, {"operation": operation}, argocd.NAMESPACE
