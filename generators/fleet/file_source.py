@@ -4,7 +4,8 @@ The same Secret manifests an operator would apply (YAML or JSON, several documen
 or ``stringData``), polled by size and mtime. A new, removed or renamed file changes its folder's
 mtime and is seen within one poll (0.25 s); a file edited in place is seen by the full scan that runs
 every ``full_every`` seconds (2 s). A file that stops parsing keeps its previous Secrets and is
-reported.
+reported. A file is read only up to ``MAX_FILE_BYTES`` and whatever reading one raises is that file's
+problem: one file must not stop the polling (the inventory would stay as it was, and never listed).
 """
 
 from __future__ import annotations
@@ -13,30 +14,47 @@ import asyncio
 import logging
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from argocd_lifecycle import yamlio
+from argocd_lifecycle.bugs import describe
 from argocd_lifecycle.cluster_secrets import SecretWire
-from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.errors import LifecycleError, UsageError
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 
 log = logging.getLogger(__name__)
 
 _SUFFIXES = {".yaml", ".yml", ".json"}
 _Signature = tuple[int, int]
+#: a thousand Secrets of a few KiB each fit many times over; a larger file is refused, not read
+MAX_FILE_BYTES = 64 * yamlio.MIB
+_LIMITS = replace(yamlio.DEFAULT_LIMITS, max_file_bytes=MAX_FILE_BYTES)
 
 
 def _documents(path: Path) -> list[SecretWire]:
     docs: list[SecretWire] = []
-    for doc in yamlio.load_all(path.read_text(encoding="utf-8")):
+    for doc in yamlio.load_all(yamlio.read_file(path, str(path), _LIMITS), _LIMITS):
         if isinstance(doc, dict) and doc.get("kind") == "List":
-            docs.extend(d for d in doc.get("items") or [] if isinstance(d, dict))  # type: ignore[misc]
+            items = doc.get("items") or []
+            docs.extend(d for d in (items if isinstance(items, list) else []) if isinstance(d, dict))
         elif isinstance(doc, dict) and doc.get("kind") == "Secret":
             docs.append(doc)  # type: ignore[arg-type]
     return docs
+
+
+def _problem(path: Path, exc: BaseException) -> str:
+    """One line naming the file, never a value it holds."""
+    if isinstance(exc, LifecycleError):
+        return exc.message  # names the path already
+    if isinstance(exc, yaml.YAMLError):
+        return yamlio.syntax_error(str(path), exc, context=False)
+    if isinstance(exc, OSError):
+        return f"{path}: cannot be read ({exc.strerror or type(exc).__name__})"
+    return f"{path}: cannot be read ({describe(exc)})"
 
 
 class FileSource:
@@ -93,8 +111,8 @@ class FileSource:
     def _read(self, path: Path, sig: _Signature) -> None:
         try:
             docs = _documents(path)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            problem = f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        except Exception as exc:  # whatever one file does, the others are still read
+            problem = _problem(path, exc)
             if self.problems.get(path) != problem:
                 log.warning("cannot read cluster Secrets: %s", problem)
             self.problems[path] = problem

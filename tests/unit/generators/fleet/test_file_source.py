@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from argocd_lifecycle.generators.fleet import file_source
 from argocd_lifecycle.generators.fleet.file_source import FileSource
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from tests.unit.core.cluster_secret_manifests import secret
@@ -50,3 +52,39 @@ def test_file_source_names_a_missing_path(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match="does not exist"):
         FileSource(tmp_path / "nope", Inventory())
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"kind": "List", "items": 5}', None),  # TypeError: 'int' object is not iterable, on 6729d94
+        (
+            "kind: Secret\nmetadata: {name: x, labels: {argocd.argoproj.io/secret-type: cluster}}\n"
+            "data: {name: \u00e9, server: aHR0cHM6Ly94}\n",
+            None,
+        ),
+        ("\u00e9: [unclosed", "YAML syntax error"),
+        (b"\xff\xfe not text", "not UTF-8 text"),
+    ],
+    ids=["items-not-a-list", "non-ascii-base64", "yaml-error", "not-utf8"],
+)
+def test_no_file_stops_the_others_or_the_polling(tmp_path: Path, text: str | bytes, problem: str | None) -> None:
+    good = secret("c2", string_data={"name": "b", "server": "https://b"})
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(text if isinstance(text, bytes) else text.encode())
+    inv = Inventory("argocd")
+    source = FileSource(tmp_path, inv)
+    assert source.scan() and inv.synced()
+    assert [s.name for s in inv.secrets.values()] == ["b"]
+    if problem is not None:
+        assert problem in source.problems[bad] and str(bad) in source.problems[bad]
+
+
+def test_a_file_past_the_size_limit_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_source, "_LIMITS", replace(file_source._LIMITS, max_file_bytes=1024))
+    (tmp_path / "big.yaml").write_text("# " + "x" * 2048 + "\n")
+    inv = Inventory("argocd")
+    source = FileSource(tmp_path, inv)
+    assert source.scan() and inv.synced()
+    assert "over the 1 KiB limit" in source.problems[tmp_path / "big.yaml"]
