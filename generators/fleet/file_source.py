@@ -40,7 +40,7 @@ def _documents(path: Path) -> list[SecretWire]:
     for doc in yamlio.load_all(yamlio.read_file(path, str(path), _LIMITS), _LIMITS):
         if isinstance(doc, dict) and doc.get("kind") == "List":
             items = doc.get("items") or []
-            docs.extend(d for d in (items if isinstance(items, list) else []) if isinstance(d, dict))
+            docs.extend(d for d in (items if isinstance(items, list) else []) if isinstance(d, dict))  # type: ignore[misc]
         elif isinstance(doc, dict) and doc.get("kind") == "Secret":
             docs.append(doc)  # type: ignore[arg-type]
     return docs

@@ -43,7 +43,8 @@ def _named_tests() -> list[tuple[str, str]]:
 def test_every_named_test_exists(path: str, func: str) -> None:
     # a bare file name may stand for files of several tiers: one of them must hold the test
     files = [REPO / path] if "/" in path else sorted((REPO / "tests").rglob(path))
-    assert any(f.is_file() and re.search(rf"^(async )?def {func}\(", f.read_text(encoding="utf-8"), re.M) for f in files), (
+    defined = re.compile(rf"^(async )?def {func}\(", re.M)
+    assert any(f.is_file() and defined.search(f.read_text(encoding="utf-8")) for f in files), (
         f"docs/security.md names {path}::{func}, which no test file holds"
     )
 
