@@ -3,13 +3,15 @@ it shows, checked against the objects the chart renders and Argo CD's CMP contra
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
-from tests.integration.chart.chartkit import CHART, one, render
+from tests.integration.chart.chartkit import CHART, REPO, one, render
 
 pytestmark = pytest.mark.upstream
 
@@ -66,7 +68,7 @@ def test_notes_show_the_generated_snippet_for_this_release(tmp_path: Path) -> No
 
 def test_notes_follow_the_enabled_parts(tmp_path: Path) -> None:
     default = notes(tmp_path / "a")
-    assert "configMapRef:\n             name: argocd-lifecycle-generator" in default
+    assert "configMapRef:\n             name: argocd-lifecycle-generator\n" in default
     assert "notifications.apply.enabled=true" in default
     assert "Receiver" not in default
     everything = notes(tmp_path / "b", values=("all-enabled-values.yaml",))
@@ -75,3 +77,30 @@ def test_notes_follow_the_enabled_parts(tmp_path: Path) -> None:
     assert "argocd-lifecycle-token" in everything
     other_ns = notes(tmp_path / "c", namespace="gitops")
     assert "This must be the namespace where Argo CD runs" in other_ns
+
+
+def applicationset_from(text: str) -> dict[str, Any]:
+    """The ApplicationSet the notes print (indented by five spaces)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("     # The recommended ApplicationSet"))
+    block = []
+    for line in lines[start:]:
+        if line.strip() and not line.startswith("     "):
+            break
+        block.append(line[5:])
+    return yaml.safe_load("\n".join(block))  # type: ignore[no-any-return]
+
+
+def test_notes_show_the_example_applicationset_for_this_release(tmp_path: Path) -> None:
+    # one ApplicationSet in the docs, the example and the notes: with the phase policy and the subscriptions
+    example = yaml.safe_load((REPO / "examples" / "applicationset.yaml").read_text())
+    shown = applicationset_from(notes(tmp_path, release="lc", namespace="gitops"))
+    expected = copy.deepcopy(example)
+    expected["metadata"]["namespace"] = "gitops"
+    expected["spec"]["generators"][0]["plugin"]["configMapRef"]["name"] = "lc-argocd-lifecycle-generator"
+    assert shown == expected
+    assert "templatePatch" in shown["spec"]
+    annotations = shown["spec"]["template"]["metadata"]["annotations"]
+    assert any(key.startswith("notifications.argoproj.io/subscribe.") for key in annotations)
+    # the ConfigMap the notes name is the one the chart renders
+    assert one(render(release="lc", namespace="gitops"), "ConfigMap", "lc-argocd-lifecycle-generator")

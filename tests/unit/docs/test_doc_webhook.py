@@ -28,7 +28,7 @@ def ingest_route() -> str:
     # the receiver's route table, read without a running receiver: only the routes' shapes are needed
     stub = types.SimpleNamespace(**{n: getattr(Receiver, n) for n in dir(Receiver) if not n.startswith("__")})
     (route,) = [e.path for e in Receiver.endpoints(stub) if e.role == INGEST]  # type: ignore[arg-type]
-    return route
+    return str(route)
 
 
 def template_paths() -> set[str]:
