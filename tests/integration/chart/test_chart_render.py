@@ -43,7 +43,7 @@ EXPECTED_KINDS = {
         "ServiceAccount": 2,
     },
     "all-enabled-values.yaml": {
-        "ConfigMap": 5,
+        "ConfigMap": 6,  # and the generator's policy
         "Deployment": 2,
         "Job": 1,
         "NetworkPolicy": 2,
