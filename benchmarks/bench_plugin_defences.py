@@ -16,6 +16,9 @@ Usage (the earlier tree from git, outside this working tree):
   mkdir /tmp/before && git archive <commit> core plugin generators notifications | tar -x -C /tmp/before
   .venv/bin/python benchmarks/bench_plugin_defences.py --before /tmp/before [--runs N] [--now TREE]
 ``--now`` measures another tree in place of this one (a fixed commit while the working tree changes).
+``--instructions`` also counts the instructions of each tree's own process, one run per case after a
+warm-up, under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0`` (helm and kustomize are not
+traced): unlike times, they do not move with the load or the machine's speed.
 ``--smoke`` runs the same code on 20 objects once, this tree against itself (seconds; what `make test`
 runs); its figures mean nothing.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -101,6 +105,24 @@ def before_after(name: str, before: Path, now: Path, cwd: Path, runs: int) -> No
     )
 
 
+def instructions(path: Path, cwd: Path) -> int:
+    """Instructions of one render's own process (its children, helm or kustomize, not traced)."""
+    env = {**ENV, "PYTHONPATH": str(path), "PYTHONHASHSEED": "0"}
+    argv = [sys.executable, "-c", LAUNCH, "plugin", "generate"]
+    timed(path, cwd)  # bytecode written, page cache warm
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--trace-children=no"]
+    proc = subprocess.run([*valgrind, *argv], cwd=cwd, env=env, capture_output=True, check=False)
+    found = re.search(rb"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        sys.exit(f"plugin generate from {path} under valgrind failed: {proc.stderr.decode()[-500:]}")
+    return int(found.group(1))
+
+
+def instructions_before_after(name: str, before: Path, now: Path, cwd: Path) -> None:
+    ib, i_n = instructions(before, cwd), instructions(now, cwd)
+    print(f"{name:<30} instructions: before {ib / 1e6:7.1f} M  now {i_n / 1e6:7.1f} M  ratio {i_n / ib:5.3f}")
+
+
 def median_ms(fn: Callable[[], object], runs: int) -> float:
     fn()  # warm caches
     times = []
@@ -157,10 +179,11 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=500, help="objects of the Kustomize app and the Helm chart")
     parser.add_argument("--before", type=Path, help="a source tree of an earlier commit (default: this tree)")
     parser.add_argument("--now", type=Path, help="the source tree measured as now (default: this tree)")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions under valgrind")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one run: checks the script still works")
     args = parser.parse_args()
     if args.smoke:
-        args.runs, args.objects, args.before, args.now = 1, 20, None, None
+        args.runs, args.objects, args.before, args.now, args.instructions = 1, 20, None, None, False
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         before = link_tree(args.before or REPO, root / "before")
@@ -175,6 +198,10 @@ def main() -> None:
         before_after(f"kustomize, {args.objects} objects", before, now, kapp, args.runs)
         before_after(f"helm, {args.objects} objects", before, now, happ, args.runs)
         before_after("cold start, plain 20 objects", before, now, papp, args.runs)
+        if args.instructions:
+            instructions_before_after(f"kustomize, {args.objects} objects", before, now, kapp)
+            instructions_before_after(f"helm, {args.objects} objects", before, now, happ)
+            instructions_before_after("cold start, plain 20 objects", before, now, papp)
         steps(root / "steps", args.objects, args.runs)
         print(f"load average at end: {os.getloadavg()[0]:.2f}")
 

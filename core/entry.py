@@ -8,10 +8,7 @@ import importlib
 import os
 import sys
 from pathlib import Path
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import NoReturn
+from typing import NoReturn
 
 # Named, not imported: core never imports a part statically (the import contract in tests/).
 _FAST_PATH = "argocd_lifecycle.plugin.generate"

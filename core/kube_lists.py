@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argocd_lifecycle.errors import LifecycleError
-
-if TYPE_CHECKING:  # reading files must not pay for importing the Kubernetes client
-    from argocd_lifecycle.kube import Kube
+from argocd_lifecycle.kube import Kube
 
 PAGE = 500
 #: a support bundle's `kubectl get applications -o json` of a few thousand Applications fits easily

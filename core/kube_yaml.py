@@ -20,13 +20,10 @@ from __future__ import annotations
 import base64
 import math
 import re
+from typing import Any, ClassVar
 
 from yaml.constructor import ConstructorError
 from yaml.nodes import ScalarNode, SequenceNode
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any, ClassVar
 
 TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL = (TAG + t for t in ("str", "int", "float", "bool", "null"))

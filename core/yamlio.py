@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError
@@ -19,10 +20,6 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from argocd_lifecycle import kube_yaml
 from argocd_lifecycle.errors import ConfigError
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 MIB = 1024 * 1024
 

@@ -22,6 +22,7 @@ from argocd_lifecycle import logs
 from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
+from argocd_lifecycle.generators.runner import run
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 from argocd_lifecycle.generators.settings import (
     ServeSettings,
@@ -215,7 +216,6 @@ def serve(**opts: Any) -> None:
     )
     logs.setup(settings.log_level)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per probe request is noise
-    from argocd_lifecycle.generators.runner import run
 
     # uvicorn handles SIGTERM itself, then re-raises it once the server has stopped: that re-raise
     # lands here and ends the process with status 0, as a requested shutdown should

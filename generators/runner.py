@@ -15,6 +15,7 @@ from typing import Any
 
 from prometheus_client import REGISTRY, CollectorRegistry
 
+from argocd_lifecycle.generators.capi import source as capi_source
 from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, ApplicationSource
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
@@ -28,9 +29,12 @@ from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter, default_path
 from argocd_lifecycle.generators.fleet.view import Baseline, RememberedAnswers
 from argocd_lifecycle.generators.fleet.writer import KubeWriter
+from argocd_lifecycle.generators.preflight import gate as upgrade_gate
+from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.readiness import Watches
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.generators.settings import ServeSettings
+from argocd_lifecycle.http import server
 from argocd_lifecycle.kube import Kube, KubeSettings, connect
 
 log = logging.getLogger(__name__)
@@ -158,10 +162,10 @@ def _with_upgrade_gate(
     """The upgrade gate (README "Upgrading a cluster"): the preflight for every cluster Secret naming an
     ``upgrade-to`` release, fed by the same Applications list/watch as the mass-drop guard (returned, to
     be started once both consume it)."""
-    from argocd_lifecycle.generators.preflight.gate import attach
-
     assert fleet.applications is not None
-    _, task = attach(kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry)
+    _, task = upgrade_gate.attach(
+        kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry
+    )
     fleet.tasks.append(task)
     return fleet.applications
 
@@ -169,20 +173,14 @@ def _with_upgrade_gate(
 def _capi(
     fleet: Fleet, kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]
 ) -> asyncio.Task[None]:
-    """The Cluster API source (``--capi``), imported only when it is on; its watches count for readiness."""
-    from argocd_lifecycle.generators.capi.source import attach
-
+    """The Cluster API source (``--capi``), started only when it is on; its watches count for readiness."""
     assert settings.capi is not None
-    capi = attach(kube, engine, settings.capi, leader, instance=settings.identity)
+    capi = capi_source.attach(kube, engine, settings.capi, leader, instance=settings.identity)
     fleet.watches = capi.watch_states
     return asyncio.create_task(capi.run(), name="capi-source")
 
 
 async def run(settings: ServeSettings, service: ServiceSettings) -> None:
-    from prometheus_client import REGISTRY
-
-    from argocd_lifecycle.generators.service.app import build_app
-    from argocd_lifecycle.http import server
 
     fleet = await start_fleet(settings, FleetMetrics(REGISTRY))
     app: Any = build_app(

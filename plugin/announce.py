@@ -7,6 +7,7 @@ by ``generate``), under the same YAML limits. A file that is merely not valid YA
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,6 @@ def announce(app_dir: Path) -> list[dict[str, Any]]:
 
 def run_command(app_dir: Path) -> int:
     """`plugin parameters` as a process: the JSON array on stdout, or ``error:`` lines and exit 1."""
-    import json
-
     try:
         text = json.dumps(announce(app_dir), indent=None, sort_keys=False)
     except LifecycleError as exc:

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import click
 
+from argocd_lifecycle.plugin import announce
+from argocd_lifecycle.plugin import generate as pipeline
+from argocd_lifecycle.plugin import sidecar_snippet as snippet
+from argocd_lifecycle.plugin.config import render_plugin_yaml
 from argocd_lifecycle.plugin.settings import MARKER
 
 _path_option = click.option(
@@ -29,9 +33,7 @@ def plugin() -> None:
 @click.option("--kube-version", help="Target Kubernetes version when KUBE_VERSION is empty (1.29 or 1.29.3).")
 def generate(path: Path, kube_version: str | None) -> None:
     """Render the application folder into Kubernetes objects on stdout."""
-    from argocd_lifecycle.plugin.generate import run_command
-
-    sys.exit(run_command(path, kube_version))
+    sys.exit(pipeline.run_command(path, kube_version))
 
 
 @plugin.command()
@@ -47,16 +49,12 @@ def discover(path: Path) -> None:
 @_path_option
 def parameters(path: Path) -> None:
     """Print the dynamic parameter announcement (a JSON array) for the Argo CD UI."""
-    from argocd_lifecycle.plugin.announce import run_command
-
-    sys.exit(run_command(path))
+    sys.exit(announce.run_command(path))
 
 
 @plugin.command("config")
 def config_cmd() -> None:
     """Print the plugin.yaml the repo-server sidecar needs."""
-    from argocd_lifecycle.plugin.config import render_plugin_yaml
-
     click.echo(render_plugin_yaml(), nl=False)
 
 
@@ -69,8 +67,6 @@ def sidecar_values(
     image: str | None, configmap_name: str | None, container_name: str | None, chart_template: bool
 ) -> None:
     """Print argo-cd chart values that add the plugin sidecar to the repo-server."""
-    from argocd_lifecycle.plugin import sidecar_snippet as snippet
-
     opts = snippet.SidecarOptions(
         image=image or snippet.DEFAULT_IMAGE,
         configmap=configmap_name or snippet.DEFAULT_CONFIGMAP,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.parameters import SPECS
 from argocd_lifecycle.plugin.settings import MARKER
 
@@ -33,7 +34,6 @@ def plugin_config() -> dict[str, Any]:
 
 
 def render_plugin_yaml() -> str:
-    from argocd_lifecycle import yamlio
 
     return "# Generated from plugin/config.py by `argocd-lifecycle plugin config`; a test checks it.\n" + yamlio.dump(
         plugin_config()

@@ -11,6 +11,9 @@ import time
 from pathlib import Path
 
 from argocd_lifecycle.errors import LifecycleError
+from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.plugin.generate import generate
+from argocd_lifecycle.plugin.settings import PluginSettings
 
 EXAMPLES = ("plain", "kustomize", "helm", "jinja")
 # (KUBE_VERSION, KUBE_API_VERSIONS) for an old and a current cluster, in Argo CD's formats
@@ -21,9 +24,6 @@ TARGETS = (
 
 
 def main() -> int:
-    from argocd_lifecycle.plugin.diagnostics import Diagnostics
-    from argocd_lifecycle.plugin.generate import generate
-    from argocd_lifecycle.plugin.settings import PluginSettings
 
     examples = Path(os.environ.get("ARGOCD_LIFECYCLE_EXAMPLES", "examples"))
     if not examples.is_dir():

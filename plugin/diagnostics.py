@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from argocd_lifecycle.plugin.masking import Masker
@@ -26,3 +27,7 @@ class Diagnostics:
 
     def rendered(self) -> list[str]:
         return [self.clean(line) for line in self.lines]
+
+
+def json_syntax_error(where: str, exc: json.JSONDecodeError) -> str:
+    return f"{where}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"

@@ -21,14 +21,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from typing import Any
 
 import yaml
 
 from argocd_lifecycle import kube_yaml
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 #: libyaml's own parser, which can parse a stream without building events (PyYAML's C extension;
 #: without it the event walk does all of it)

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
 from argocd_lifecycle import kube_yaml, yamlio
 from argocd_lifecycle.plugin import doc_text
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 #: libyaml's parser alone (no resolver or constructor is needed for events)
 _PARSER: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None) or yaml.SafeLoader

@@ -7,6 +7,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
@@ -18,7 +19,6 @@ from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms import plan as transforms
 from argocd_lifecycle.plugin.walk import check_symlinks
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
 if TYPE_CHECKING:
     from argocd_lifecycle.plugin.render.tool import RunningTool
 

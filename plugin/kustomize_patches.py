@@ -12,17 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.deprecations.knowledge import Key, KnowledgeBase, knowledge_base, minor
+from argocd_lifecycle.deprecations.knowledge import knowledge_base
+from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase, minor
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 #: the Kubernetes release whose OpenAPI schema kustomize v5 compiles in (kyaml's DefaultOpenAPI)
 KUSTOMIZE_SCHEMA: Key = (1, 21)

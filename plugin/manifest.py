@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 #: a Kubernetes object as parsed from YAML or JSON: a plain mapping (the plugin's one name for it)
 Obj = dict[str, "Any"]

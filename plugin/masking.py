@@ -14,15 +14,12 @@ import binascii
 import json
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
 
 from argocd_lifecycle import yamlio
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 #: shorter texts are not masked: they would blank out line numbers and short words everywhere
 MIN_SECRET = 4

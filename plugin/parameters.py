@@ -14,13 +14,10 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 #: a ``values`` entry: strings from Argo CD; from the marker file, YAML scalars, lists and maps nested as
 #: in an Application's ``valuesObject``; written to helm as given

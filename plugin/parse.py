@@ -9,17 +9,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin import masking
+from argocd_lifecycle.plugin.diagnostics import json_syntax_error
 from argocd_lifecycle.plugin.manifest import Manifest
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 
 @dataclass
@@ -36,10 +34,6 @@ class Budget:
                 f"{where}: refused: the render's YAML adds up to more than {yamlio.format_size(self.limit)} "
                 "(parameter maxOutputBytes)"
             )
-
-
-def json_syntax_error(where: str, exc: json.JSONDecodeError) -> str:
-    return f"{where}:{exc.lineno}:{exc.colno}: JSON syntax error: {exc.msg}"
 
 
 #: what a YAML problem quotes (an alias, anchor or tag name, a token), long enough to be a secret

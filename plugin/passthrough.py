@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
+from typing import Any
 
 import yaml
 
@@ -21,10 +22,6 @@ from argocd_lifecycle.plugin import doc_text
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents, load_document
 from argocd_lifecycle.plugin.manifest import Identity, Manifest, Obj
 from argocd_lifecycle.plugin.parse import Budget, load_documents, syntax_error, to_manifests
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _identity(doc: DocInfo) -> Identity | None:

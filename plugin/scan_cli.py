@@ -149,7 +149,7 @@ def convert(  # noqa: PLR0917 - one parameter per click option
     """Print the manifests converted for the target Kubernetes version (or rewrite them in place)."""
     from argocd_lifecycle.deprecations.knowledge import knowledge_base
     from argocd_lifecycle.errors import RenderError
-    from argocd_lifecycle.plugin.rewrite.convert_files import convert_paths, join_documents, write_in_place
+    from argocd_lifecycle.plugin.rewrite.convert_files import convert_paths, join_documents
     from argocd_lifecycle.plugin.rewrite.engine import Rewriter
     from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
     from argocd_lifecycle.plugin.rewrite.target import Target
@@ -157,7 +157,12 @@ def convert(  # noqa: PLR0917 - one parameter per click option
     try:
         target = Target.of(target_version, upgrade_to=upgrade_to, rewrite_deprecated=rewrite_deprecated)
         rewriter = Rewriter(knowledge_base(additional_versions), target, Policy(OnRemoved(on_removed), upgrade_hpa_v1))
-        results = convert_paths(list(paths), rewriter, validate=validate)
+        results = convert_paths(list(paths), rewriter, keep_objects=validate)
+        if validate and target.current is not None:
+            from argocd_lifecycle.plugin.validate import refuse_invalid  # jsonschema: --validate only
+
+            objects = [o for r in results for o in r.objects]
+            refuse_invalid(objects, (v for v in (target.current, target.upgrade_to) if v is not None))
         for line in rewriter.warnings:
             click.echo(f"warning: {line}", err=True)
         if verbose:
@@ -166,6 +171,8 @@ def convert(  # noqa: PLR0917 - one parameter per click option
         if rewriter.problems:
             raise RenderError(rewriter.problems[0], problems=rewriter.problems)
         if in_place:
+            from argocd_lifecycle.plugin.rewrite.in_place import write_in_place  # tempfile: --in-place only
+
             written = write_in_place(results)
             click.echo(f"converted {rewriter.converted} object(s), rewrote {written} file(s)", err=True)
         else:

@@ -8,19 +8,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import yaml
 
+from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, Value, is_release_name, parse_parameters
 from argocd_lifecycle.plugin.render import detect
+from argocd_lifecycle.plugin.walk import refuse_outside
 from argocd_lifecycle.versions import KubeVersion
 from argocd_lifecycle.yamlio import DEFAULT_LIMITS, Limits
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 MARKER = ".argocd-lifecycle.yaml"
 #: a Kubernetes namespace: an RFC 1123 label
@@ -53,9 +52,6 @@ def marker_defaults(app_dir: Path, limits: Limits | None = None) -> dict[str, Pa
     """Parameter defaults an app folder declares in its marker file (``parameters:``); may be empty.
     A ``values`` map keeps its YAML types (``replicas: 3`` reaches helm as the number 3) and may nest
     lists and maps below its dotted keys."""
-    from argocd_lifecycle import yamlio
-    from argocd_lifecycle.plugin.walk import refuse_outside
-
     path = app_dir / MARKER
     if not path.is_file():
         return {}

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle import __version__
+from argocd_lifecycle import __version__, yamlio
 from argocd_lifecycle.errors import UsageError
 
 # Argo CD's fixed paths (argo-cd common/common.go, manifests/base/repo-server).
@@ -94,8 +94,6 @@ def sidecar_values(opts: SidecarOptions) -> dict[str, Any]:
 
 def render(opts: SidecarOptions, *, chart_template: bool = False) -> str:
     """The snippet as YAML with a header; ``chart_template`` swaps in the chart's Helm expressions."""
-    from argocd_lifecycle import yamlio
-
     if chart_template:
         opts = SidecarOptions(image=CHART_IMAGE, configmap=CHART_CONFIGMAP, container=opts.container)
         # a Helm comment: `tpl` in NOTES.txt drops it and fills in the image and ConfigMap name

@@ -12,6 +12,7 @@ import functools
 import importlib.resources
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,3 +136,10 @@ def validate_objects(objects: list[tuple[str, Any]], target: tuple[int, int]) ->
             # what the API server refuses beyond the schema: approval, name, versions, structural schemas
             report.problems.extend(f"{label}: {line} (kube-apiserver)" for line in crd_problems(obj))
     return report
+
+
+def refuse_invalid(objects: list[tuple[str, Any]], targets: Iterable[tuple[int, int]]) -> None:
+    """Validate ``(label, object)`` pairs at every target; RenderError naming every problem, if any."""
+    problems = [line for target in targets for line in validate_objects(objects, target).problems]
+    if problems:
+        raise RenderError(problems[0], problems=problems)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.deprecations.knowledge import BUILTIN, COMPILED, TABLE, ApiRule, Replacement, parse_rules
+from argocd_lifecycle.deprecations.knowledge import COMPILED, TABLE, parse_rules
+from argocd_lifecycle.deprecations.rules import BUILTIN, ApiRule, Replacement
 
 HEADER = '''"""The built-in deprecation table, compiled from deprecations.yaml by
 `python -m argocd_lifecycle.deprecations` (then `ruff format`): do not edit, edit the YAML."""
 
 # ruff: noqa: E501 (the notes, one string each)
-from argocd_lifecycle.deprecations.knowledge import ApiRule, Replacement
+from argocd_lifecycle.deprecations.rules import ApiRule, Replacement
 
 '''
 

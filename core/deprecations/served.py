@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from argocd_lifecycle.deprecations.knowledge import ApiRule, Key, KnowledgeBase, Replacement
+from argocd_lifecycle.deprecations.rules import ApiRule, Key, KnowledgeBase, Replacement
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 `python -m argocd_lifecycle.deprecations` (then `ruff format`): do not edit, edit the YAML."""
 
 # ruff: noqa: E501 (the notes, one string each)
-from argocd_lifecycle.deprecations.knowledge import ApiRule, Replacement
+from argocd_lifecycle.deprecations.rules import ApiRule, Replacement
 
 DATA_VERSION = "2026.10.1"
 RULES = (

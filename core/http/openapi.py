@@ -8,12 +8,10 @@ and 413 for one that reads a body, and the one error schema they share.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from argocd_lifecycle.http.endpoints import Endpoint, ServiceInfo
 from argocd_lifecycle.http.errors import ERROR_SCHEMA
-
-if TYPE_CHECKING:
-    from argocd_lifecycle.http.service import Endpoint, ServiceInfo
 
 ERROR_REF = {"$ref": "#/components/responses/Error"}
 _ROLE_ERRORS = ("401", "403")

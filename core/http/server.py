@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import click
+import uvicorn
+import uvloop
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.http.protocol import LimitedHttpProtocol, Limits
@@ -130,7 +132,6 @@ def server_options(func: F) -> F:
 
 
 def uvicorn_config(app: Any, settings: ServerSettings, *, lifespan: Literal["auto", "on", "off"] = "auto") -> Any:
-    import uvicorn
 
     limits = settings.limits
     return uvicorn.Config(
@@ -156,8 +157,6 @@ async def serve(
 ) -> None:
     """Serve ``app`` on every address of ``settings`` (or on ``sockets``) on the running loop until
     SIGTERM/SIGINT (uvicorn's handling)."""
-    import uvicorn
-
     bound = list(sockets) if sockets is not None else [bind(host, port) for host, port in settings.addresses]
     await uvicorn.Server(uvicorn_config(app, settings, lifespan=lifespan)).serve(sockets=bound)
 
@@ -165,7 +164,5 @@ async def serve(
 def run(main: Coroutine[Any, Any, None]) -> None:
     """Run a service's main coroutine on uvloop (what ``uvicorn.run`` would pick; serving from our own
     coroutine, the loop is chosen here)."""
-    import uvloop
-
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main)

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -25,45 +24,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from argocd_lifecycle.http.auth import BearerAuth
+from argocd_lifecycle.http.endpoints import Endpoint, Handler, OnError, ServiceInfo, Translations
 from argocd_lifecycle.http.errors import HttpError, error_response
 from argocd_lifecycle.http.openapi import openapi_document
 from argocd_lifecycle.redaction import redact
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Request], Awaitable[Response]]
-#: called with every refusal, for a service's metrics and logs
-OnError = Callable[[Request, HttpError], None]
-#: called after every request of one endpoint with the status and the seconds it took
-Observe = Callable[[int, float], None]
-#: a service's own exception types -> the HttpError each one means
-Translations = Mapping[type[Exception], Callable[[Any], HttpError]]
-
 _REASONS = {404: "not_found", 405: "method_not_allowed"}
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    method: str
-    path: str
-    handler: Handler
-    #: the OpenAPI operation (summary, operationId, requestBody, responses); the standard refusals
-    #: (401/403 for a role, 400/408/413 for a body) are added to its responses
-    operation: Mapping[str, Any] = field(default_factory=dict)
-    #: the bearer role the route needs (``core/http/auth.py``); None: open
-    role: str | None = None
-    #: it reads a JSON body
-    body: bool = False
-    observe: Observe | None = None
-
-
-@dataclass(frozen=True)
-class ServiceInfo:
-    title: str
-    version: str
-    description: str = ""
-    #: ``components`` of the OpenAPI document (schemas, parameters) besides the error shape
-    components: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _guarded(

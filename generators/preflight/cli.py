@@ -14,10 +14,15 @@ from pathlib import Path
 
 import click
 
+from argocd_lifecycle.deprecations.knowledge import knowledge_base
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.findings_cli import FindingsCommand, kube_version
-from argocd_lifecycle.generators.preflight.render import FORMATS
-from argocd_lifecycle.generators.preflight.report import EXIT_ERROR, FailOn
+from argocd_lifecycle.generators.preflight import sources
+from argocd_lifecycle.generators.preflight.clusters import resolve
+from argocd_lifecycle.generators.preflight.evaluate import evaluate
+from argocd_lifecycle.generators.preflight.render import FORMATS, render
+from argocd_lifecycle.generators.preflight.report import EXIT_ERROR, FailOn, exit_code
+from argocd_lifecycle.kube import KubeSettings, connect
 
 
 @click.command("preflight", cls=FindingsCommand)
@@ -70,21 +75,12 @@ def preflight(  # noqa: PLR0917 - one parameter per click option
     Exit 0 when nothing is to do, 2 for deprecated APIs or objects the plugin rewrites at render only,
     3 when something blocks the upgrade, 1 on errors.
     """
-    from argocd_lifecycle.deprecations.knowledge import knowledge_base
-    from argocd_lifecycle.generators.preflight import sources
-    from argocd_lifecycle.generators.preflight.clusters import resolve
-    from argocd_lifecycle.generators.preflight.evaluate import evaluate
-    from argocd_lifecycle.generators.preflight.render import render
-    from argocd_lifecycle.generators.preflight.report import exit_code
-
     inputs: sources.Inputs | None = None
     try:
         kb = knowledge_base(additional_versions)
         if from_files:
             inputs = sources.read_files(from_files)
         else:
-            from argocd_lifecycle.kube import KubeSettings, connect
-
             inputs = sources.read_live(connect(KubeSettings(kubeconfig=kubeconfig, context=context)), namespace)
         ref = resolve(cluster, inputs.secrets, inputs.skipped)
         report = evaluate(kb, ref, inputs.apps, target, current=current_version)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from argocd_lifecycle.deprecations.knowledge import Key, KnowledgeBase, minor
+from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase, minor
 from argocd_lifecycle.deprecations.served import Verdict, dropped_between, verdict
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.preflight.apps import AppRecord, Resource

@@ -25,14 +25,15 @@ from typing import Any
 from prometheus_client import REGISTRY, CollectorRegistry, Gauge
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
-from argocd_lifecycle.deprecations.knowledge import Key, KnowledgeBase
+from argocd_lifecycle.deprecations.knowledge import builtin
+from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase
 from argocd_lifecycle.errors import LifecycleError, UsageError
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
 from argocd_lifecycle.generators.preflight.apps import AppRecord, read_application
 from argocd_lifecycle.generators.preflight.clusters import ClusterRef, deploys_to
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
-from argocd_lifecycle.generators.preflight.publish import Publisher, decide
+from argocd_lifecycle.generators.preflight.publish import KubePublisher, Publisher, decide
 from argocd_lifecycle.generators.preflight.report import Report
 from argocd_lifecycle.kube import Kube
 from argocd_lifecycle.model import Annotation
@@ -255,9 +256,6 @@ def attach(
     """The gate of ``generator serve``: fed by the generator's own Applications list/watch (the one the
     mass-drop guard reads; no second watch), publishing on the Secrets through the API, leader only.
     Call before ``applications.start()``."""
-    from argocd_lifecycle.deprecations.knowledge import builtin
-    from argocd_lifecycle.generators.preflight.publish import KubePublisher
-
     gate = UpgradeGate(builtin(), inventory, KubePublisher(kube, is_leader, instance=instance), GateMetrics(registry))
     applications.consumer = tee(applications.consumer, gate.consumer())
     return gate, asyncio.create_task(gate.run(), name="upgrade-gate")

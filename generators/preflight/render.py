@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from argocd_lifecycle.deprecations.knowledge import minor
+from argocd_lifecycle.deprecations.rules import minor
 from argocd_lifecycle.generators.preflight.report import DroppedApi, Finding, Report, Status, headline
 
 FORMATS = ("table", "json", "markdown")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from argocd_lifecycle.deprecations.knowledge import Key, minor
+from argocd_lifecycle.deprecations.rules import Key, minor
 from argocd_lifecycle.generators.preflight.apps import Resource
 from argocd_lifecycle.generators.preflight.clusters import ClusterRef
 

@@ -17,15 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret, SkippedSecret, scan_cluster_secrets
 from argocd_lifecycle.generators.preflight.apps import AppRecord, PreflightInputError, read_application
+from argocd_lifecycle.kube import Kube
 from argocd_lifecycle.kube_lists import items, load_document, pages
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
-
-if TYPE_CHECKING:  # offline runs do not import the Kubernetes client
-    from argocd_lifecycle.kube import Kube
 
 GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from argocd_lifecycle import __version__
-from argocd_lifecycle.http.service import ServiceInfo
+from argocd_lifecycle.http.endpoints import ServiceInfo
 from argocd_lifecycle.model import Phase
 
 _STRING = {"type": "string"}

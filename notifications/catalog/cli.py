@@ -9,6 +9,10 @@ import click
 
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.files import write_atomically
+from argocd_lifecycle.kube import KubeSettings, connect
+from argocd_lifecycle.notifications.catalog import apply as server_side
+from argocd_lifecycle.notifications.catalog.build import CatalogError, CatalogSettings, build
+from argocd_lifecycle.notifications.catalog.formats import FORMATS
 
 _minutes = click.IntRange(1, 10_080)
 
@@ -54,9 +58,6 @@ def render(
     output: Path | None,
 ) -> None:
     """Render the catalog; the output is the same for the same sources and settings."""
-    from argocd_lifecycle.notifications.catalog.build import CatalogError, CatalogSettings, build
-    from argocd_lifecycle.notifications.catalog.formats import FORMATS
-
     try:
         settings = CatalogSettings(
             out_of_sync_minutes=out_of_sync_minutes,
@@ -101,9 +102,6 @@ def apply(
     Keys other managers own stay theirs; a key we applied before and no longer send is removed; a key
     someone else owns fails with the conflict (exit 1) unless --force-conflicts.
     """
-    from argocd_lifecycle.kube import KubeSettings, connect
-    from argocd_lifecycle.notifications.catalog import apply as server_side
-
     manager = server_side.check_field_manager(field_manager)
     keys = server_side.load(manifest, namespace)
     kube = connect(KubeSettings(kubeconfig, context))

@@ -26,9 +26,9 @@ from starlette.responses import JSONResponse, Response
 
 from argocd_lifecycle.http.auth import BearerAuth
 from argocd_lifecycle.http.body import read_body
+from argocd_lifecycle.http.endpoints import Endpoint
 from argocd_lifecycle.http.errors import HttpError
 from argocd_lifecycle.http.json_body import check_depth
-from argocd_lifecycle.http.service import Endpoint
 from argocd_lifecycle.http.service import build_app as build_service_app
 from argocd_lifecycle.notifications.receiver import events, silences, wire
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig

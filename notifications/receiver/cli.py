@@ -9,8 +9,12 @@ from typing import Any
 import click
 
 from argocd_lifecycle import logs
+from argocd_lifecycle.http import server
 from argocd_lifecycle.http.address import parse_listen
 from argocd_lifecycle.http.server import ServerSettings, limits_from_options, server_options
+from argocd_lifecycle.notifications.receiver import config as receiver_config
+from argocd_lifecycle.notifications.receiver.app import Receiver, build_app
+from argocd_lifecycle.notifications.receiver.stores import open_state
 
 log = logging.getLogger("argocd_lifecycle.receiver")
 
@@ -34,11 +38,6 @@ def receiver() -> None:
 @server_options
 def serve(config_path: Path, listen: str | None, state: str | None, log_level: str, **limits: Any) -> None:
     """Serve the receiver API and deliver from the outbox until SIGTERM/SIGINT."""
-    from argocd_lifecycle.http import server
-    from argocd_lifecycle.notifications.receiver import config as receiver_config
-    from argocd_lifecycle.notifications.receiver.app import Receiver, build_app
-    from argocd_lifecycle.notifications.receiver.state import open_state
-
     cfg = receiver_config.load(config_path)
     host, port = parse_listen(listen or cfg.listen)
     settings = ServerSettings(((host, port),), limits_from_options(**limits), log_level=log_level)

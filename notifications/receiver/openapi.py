@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from argocd_lifecycle import __version__
-from argocd_lifecycle.http.service import ServiceInfo
+from argocd_lifecycle.http.endpoints import ServiceInfo
 from argocd_lifecycle.notifications.receiver.config import MATCH_KEYS
 from argocd_lifecycle.notifications.receiver.wire import (
     ARGOCD_FIELDS,

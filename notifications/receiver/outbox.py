@@ -20,7 +20,7 @@ from argocd_lifecycle.backoff import exponential_delay
 from argocd_lifecycle.notifications.receiver.config import Delivery, RateLimit
 from argocd_lifecycle.notifications.receiver.metrics import Metrics
 from argocd_lifecycle.notifications.receiver.notification import Notification
-from argocd_lifecycle.notifications.receiver.sinks import DeliveryError, Sink
+from argocd_lifecycle.notifications.receiver.sinks.base import DeliveryError, Sink
 from argocd_lifecycle.notifications.receiver.state import OutboxItem, StateStore
 
 log = logging.getLogger(__name__)

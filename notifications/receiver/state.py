@@ -202,17 +202,3 @@ class StateStore(Protocol):
         """Drop what has expired: marks, flap hits older than ``flap_window``, deliveries older than
         ``retention``. Dead letters stay until someone looks at them."""
         ...
-
-
-async def open_state(url: str, *, fresh_process: bool = True) -> StateStore:
-    """Open the store named by ``url``. With SQLite the process is the only owner, so leases left by a
-    killed predecessor are released at once (``fresh_process``) instead of waiting for them to expire."""
-    if url.startswith("sqlite:///"):
-        from argocd_lifecycle.notifications.receiver.sqlite_state import SqliteState
-
-        return SqliteState.open(url.removeprefix("sqlite:///"), release_leases=fresh_process)
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from argocd_lifecycle.notifications.receiver.redis_state import RedisState
-
-        return await RedisState.open(url)
-    raise StateError(f"--state {url!r}: use sqlite:///path/file.db or redis://host:port/db")

@@ -8,7 +8,12 @@ from pathlib import Path
 import click
 
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.kube import KubeSettings, connect
+from argocd_lifecycle.notifications.timeline import render_json, render_text
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request, build
+from argocd_lifecycle.notifications.timeline.destination import connector
+from argocd_lifecycle.notifications.timeline.files import gather, read_files
+from argocd_lifecycle.notifications.timeline.live import gather_live
 from argocd_lifecycle.notifications.timeline.model import Timeline
 from argocd_lifecycle.times import parse_duration
 
@@ -31,8 +36,6 @@ def parse_since(text: str) -> timedelta:
 
 def render(timeline: Timeline, output: str, tz: tzinfo | None) -> str:
     if output == "json":
-        from argocd_lifecycle.notifications.timeline import render_json
-
         return render_json.render(timeline)
     if output == "svg":
         try:
@@ -43,16 +46,10 @@ def render(timeline: Timeline, output: str, tz: tzinfo | None) -> str:
             raise UsageError("-o svg needs matplotlib: pip install 'argocd-lifecycle[svg]'") from None
 
         return render_svg.render(timeline, tz)
-    from argocd_lifecycle.notifications.timeline import render_text
-
     return render_text.markdown(timeline, tz) if output == "markdown" else render_text.table(timeline, tz)
 
 
 def _gather_live(request: Request, kubeconfig: str | None, context: str | None) -> Gathered:
-    from argocd_lifecycle.kube import KubeSettings, connect
-    from argocd_lifecycle.notifications.timeline.destination import connector
-    from argocd_lifecycle.notifications.timeline.live import gather_live
-
     settings = KubeSettings(kubeconfig=kubeconfig, context=context)
     return gather_live(connect(settings), request, connector(settings))
 
@@ -116,12 +113,7 @@ def timeline(
         since_text=since_text,
         now=None if from_files else datetime.now(UTC),
     )
-    if from_files:
-        from argocd_lifecycle.notifications.timeline.files import gather, read_files
-
-        gathered = gather(read_files(from_files), request)
-    else:
-        gathered = _gather_live(request, kubeconfig, context)
+    gathered = gather(read_files(from_files), request) if from_files else _gather_live(request, kubeconfig, context)
     result = build(request, gathered)
     text = render(result, output, UTC if utc else None)
     for note in result.notes:

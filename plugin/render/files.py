@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
@@ -12,10 +13,6 @@ from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, check_symlinks, manifest_files
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = ["app_files", "check_symlinks", "render", "template_context"]
 

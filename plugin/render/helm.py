@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import glob
 import json
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -20,10 +22,6 @@ from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def _declared_dependencies(chart_dir: Path, limits: yamlio.Limits) -> list[dict[str, str]]:
@@ -131,8 +129,6 @@ def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
     text = values_text(settings)
     values_file, cleanup = None, None
     if text is not None:
-        import tempfile  # only with values: it imports random and hashlib
-
         tmp = tempfile.TemporaryDirectory(prefix="argocd-lifecycle-values-")
         values_file, cleanup = Path(tmp.name, "values.json"), tmp.cleanup
         try:

@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -22,10 +23,6 @@ from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.parameters import is_release_name
 from argocd_lifecycle.plugin.render import KUSTOMIZATION_FILES
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 #: entries that may be a file, a folder (a kustomization) or a remote base
 _BASES = ("resources", "bases", "components", "generators", "transformers", "validators")

@@ -7,17 +7,17 @@ that loading would give the same."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.documents import DocInfo
 from argocd_lifecycle.plugin.rewrite import text_edit
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
-from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError, index, is_json, list_sources, load, read
+from argocd_lifecycle.plugin.rewrite.sources import Source, index, is_json, list_sources, load, read
 
 
 @dataclass
@@ -100,8 +100,6 @@ def convert_text(source: Source, text: str, rewriter: Rewriter, *, keep_objects:
         if new is obj:
             parts.append(doc.text(text))
         elif is_json(source):
-            import json  # JSON files only
-
             result.changed = True
             parts.append(json.dumps(new, indent=2))
         else:
@@ -113,35 +111,7 @@ def convert_text(source: Source, text: str, rewriter: Rewriter, *, keep_objects:
     return result
 
 
-def convert_paths(paths: list[str], rewriter: Rewriter, *, validate: bool = False) -> list[Converted]:
-    """Every file converted in memory; raises before anything is written when a file is bad."""
-    results = [convert_text(source, read(source), rewriter, keep_objects=validate) for source in list_sources(paths)]
-    if validate and rewriter.target.current is not None:
-        from argocd_lifecycle.plugin.validate import validate_objects
-
-        problems: list[str] = []
-        for version in (v for v in (rewriter.target.current, rewriter.target.upgrade_to) if v is not None):
-            report = validate_objects([o for r in results for o in r.objects], version)
-            problems.extend(report.problems)
-        if problems:
-            raise RenderError(problems[0], problems=problems)
-    return results
-
-
-def write_in_place(results: list[Converted]) -> int:
-    """Replace each changed file atomically (temp file + rename); returns how many were written."""
-    from argocd_lifecycle.files import write_atomically  # tempfile and shutil: --in-place only
-
-    written = 0
-    for result in results:
-        path = result.source.path
-        if not result.changed or path is None:
-            continue
-        try:
-            write_atomically(path, result.text)
-        except OSError as exc:
-            raise SourceError(
-                f"{result.source.label}: cannot be written ({exc.strerror or type(exc).__name__})"
-            ) from exc
-        written += 1
-    return written
+def convert_paths(paths: list[str], rewriter: Rewriter, *, keep_objects: bool = False) -> list[Converted]:
+    """Every file converted in memory (``keep_objects``: with the output objects, for validation);
+    raises before anything is written when a file is bad."""
+    return [convert_text(source, read(source), rewriter, keep_objects=keep_objects) for source in list_sources(paths)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from argocd_lifecycle.plugin.rewrite.objects import items, mapping
 
@@ -31,7 +32,6 @@ def approval_state(value: Any) -> str:
         return "missing"
     if value.startswith("unapproved"):
         return "bypassed"
-    from urllib.parse import urlsplit  # only for protected groups' CRDs: the plugin starts for every render
 
     parts = urlsplit(value) if not any(c.isspace() for c in value) else None
     if parts and _SCHEME.fullmatch(parts.scheme) and parts.netloc:

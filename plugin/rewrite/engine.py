@@ -7,20 +7,17 @@ before; converted objects share every unchanged subtree with their input.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from argocd_lifecycle.deprecations.knowledge import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
+from argocd_lifecycle.deprecations.rules import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.rewrite import registry
 from argocd_lifecycle.plugin.rewrite.candidates import ROLE_KINDS
 from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
+from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, Step
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, decide, usable
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
-
-    from argocd_lifecycle.plugin.rewrite.registry import Step
 
 #: emitted instead of an object that the ``drop`` policy removed
 DROPPED: None = None
@@ -40,13 +37,11 @@ class Rewriter:
     dropped: int = 0
 
     def __post_init__(self) -> None:
-        # the registry and its converters are imported by the first conversion, not here: a render
-        # with nothing to convert never loads them; the opt-in table is filled by their import
+        # the registry loads its converters at the first conversion, not here: a render with nothing
+        # to convert never loads them; the opt-in table is filled by their import
         self._opt_in: dict[tuple[str, str], Step] = {}
         self._renames: dict[tuple[str, str], tuple[str, list[Step]] | None] = {}
         if self.policy.upgrade_hpa_v1:
-            from argocd_lifecycle.plugin.rewrite import registry
-
             registry.load()
             self._opt_in = registry.OPT_IN
         psp = self.kb.lookup("policy/v1beta1", "PodSecurityPolicy")
@@ -108,8 +103,6 @@ class Rewriter:
         return {**obj, "apiVersion": "v1", "kind": "List", "items": kept}
 
     def _steps(self, rule: ApiRule, api: str, kind: str, to: str) -> list[Step] | None:
-        from argocd_lifecycle.plugin.rewrite import registry
-
         steps = registry.chain(api, kind, to)
         if steps is None and rule.origin != BUILTIN:
             steps = [registry.Step(rule.api_version, kind, to, registry.rename)]  # users' rules: a rename
@@ -133,15 +126,13 @@ class Rewriter:
         return found[0] if found is not None and all(s.keeps(text) for s in found[1]) else None
 
     def _rename_steps(self, api: str, kind: str) -> tuple[str, list[Step]] | None:
-        from argocd_lifecycle.plugin.rewrite.registry import rename
-
         if (kind in ROLE_KINDS and self.psp_gone) or self.kb.lookup(api, kind) is None:
             return None  # RBAC rules are looked at; no rule: nothing to rename
         decision = decide(self.kb, self.target, api, kind)
         if decision.action is not Action.CONVERT or not decision.to or not decision.rule:
             return None
         steps = self._steps(decision.rule, api, kind, decision.to)
-        if steps is None or any(s.fn is not rename and s.keeps_text is None for s in steps):
+        if steps is None or any(s.fn is not registry.rename and s.keeps_text is None for s in steps):
             return None  # a step that may change more, whatever the text
         return decision.to, steps
 
@@ -151,8 +142,6 @@ class Rewriter:
         self._done(self._label(identity, where), api, to, [], [])
 
     def _run(self, obj: Obj, steps: list[Step], api: str, to: str, label: str) -> Any:
-        from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes
-
         notes = Notes()
         new = obj
         try:

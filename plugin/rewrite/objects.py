@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from argocd_lifecycle.plugin.manifest import Obj
+from typing import Any
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
+from argocd_lifecycle.plugin.manifest import Obj
 
 
 def mapping(value: Any) -> Obj:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from argocd_lifecycle.deprecations.knowledge import Key, KnowledgeBase, minor
+from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase, minor
 from argocd_lifecycle.plugin.rewrite.target import Target, choose
 
 REMOVED = "removed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ import yaml
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError, LifecycleError, UsageError
+from argocd_lifecycle.plugin.diagnostics import json_syntax_error
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents
 from argocd_lifecycle.plugin.walk import manifest_files
 
@@ -83,11 +85,6 @@ def load(source: Source, text: str, doc: DocInfo) -> Any:
 
 
 def _load_json(source: Source, text: str) -> Any:
-    # imported for JSON files only: a run on YAML never needs them
-    import json
-
-    from argocd_lifecycle.plugin.parse import json_syntax_error
-
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
-from argocd_lifecycle.deprecations.knowledge import ApiRule, Key, KnowledgeBase, Replacement, minor
+from argocd_lifecycle.deprecations.rules import ApiRule, Key, KnowledgeBase, Replacement, minor
 
 _VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}

@@ -8,12 +8,10 @@ existing autoscaled workload"; tests/e2e/test_e2e_adoption.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
-if TYPE_CHECKING:
-    from typing import Any
 
 SCALABLE_KINDS = ("Deployment", "StatefulSet")
 SCALER_KINDS = ("HorizontalPodAutoscaler", "ScaledObject")

@@ -11,6 +11,7 @@ rules and the engine are imported only by a render holding an object they could 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
@@ -19,7 +20,6 @@ from argocd_lifecycle.plugin.rewrite.candidates import may_change
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a render is a cold start
 if TYPE_CHECKING:
     from argocd_lifecycle.plugin.rewrite.target import Target
     from argocd_lifecycle.plugin.transforms.rewrite_apis import RewriteApis

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.deprecations.knowledge import KnowledgeBase, knowledge_base
+from argocd_lifecycle.deprecations.knowledge import knowledge_base
+from argocd_lifecycle.deprecations.rules import KnowledgeBase
 from argocd_lifecycle.errors import ConfigError, RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from argocd_lifecycle.deprecations.knowledge import Key
+from argocd_lifecycle.deprecations.rules import Key
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.target import Target
+from argocd_lifecycle.plugin.validate import validate_objects
 
 #: how many unvalidated objects the note names
 _NAMED = 5
@@ -28,7 +29,6 @@ class ValidateSchemas:
         if not self.versions:
             diagnostics.warn("schema validation skipped: the target Kubernetes version is unknown")
             return manifests
-        from argocd_lifecycle.plugin.validate import validate_objects  # jsonschema: only when asked for
 
         problems: list[str] = []
         for version in self.versions:

@@ -24,7 +24,7 @@ import httpx
 from argocd_lifecycle.notifications.receiver import text
 from argocd_lifecycle.notifications.receiver.config import SinkSpec
 from argocd_lifecycle.notifications.receiver.notification import Notification
-from argocd_lifecycle.notifications.receiver.sinks import DeliveryError, post
+from argocd_lifecycle.notifications.receiver.sinks.base import DeliveryError, post
 
 _RETRYABLE_ERRCODES = {-1, 130101}  # system busy; sending too fast (20 messages a minute)
 

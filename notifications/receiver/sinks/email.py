@@ -13,7 +13,7 @@ from email.message import EmailMessage
 from argocd_lifecycle.notifications.receiver import text
 from argocd_lifecycle.notifications.receiver.config import SinkSpec, SmtpSettings
 from argocd_lifecycle.notifications.receiver.notification import Notification
-from argocd_lifecycle.notifications.receiver.sinks import DeliveryError
+from argocd_lifecycle.notifications.receiver.sinks.base import DeliveryError
 
 SUBJECT_LIMIT = 250  # characters; the header is folded into lines of at most 78 anyway
 

@@ -9,7 +9,7 @@ import httpx
 from argocd_lifecycle.notifications.receiver import text
 from argocd_lifecycle.notifications.receiver.config import SinkSpec
 from argocd_lifecycle.notifications.receiver.notification import Notification
-from argocd_lifecycle.notifications.receiver.sinks import IDEMPOTENCY_HEADER, post
+from argocd_lifecycle.notifications.receiver.sinks.base import IDEMPOTENCY_HEADER, post
 
 # Block Kit limits: header text 150, section text 3000, 10 fields of 2000, 50 blocks.
 _EMOJI = {"critical": ":rotating_light:", "warning": ":warning:", "info": ":information_source:"}

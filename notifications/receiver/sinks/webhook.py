@@ -9,7 +9,7 @@ import httpx
 
 from argocd_lifecycle.notifications.receiver.config import SinkSpec
 from argocd_lifecycle.notifications.receiver.notification import Notification
-from argocd_lifecycle.notifications.receiver.sinks import IDEMPOTENCY_HEADER, post
+from argocd_lifecycle.notifications.receiver.sinks.base import IDEMPOTENCY_HEADER, post
 from argocd_lifecycle.signing import sign
 
 

@@ -35,8 +35,6 @@ NOT_FOR_A_PLAIN_RENDER = {
     "argocd_lifecycle.plugin.rewrite.engine",
     "argocd_lifecycle.plugin.rewrite.target",
     "argocd_lifecycle.plugin.transforms.rewrite_apis",
-    # the modules a render imports name typing for the type checker only (a local TYPE_CHECKING = False)
-    "typing",
 }
 
 

@@ -19,8 +19,8 @@ from argocd_lifecycle.notifications.receiver.state import (
     NewItem,
     StateError,
     StateStore,
-    open_state,
 )
+from argocd_lifecycle.notifications.receiver.stores import open_state
 
 pytestmark = pytest.mark.anyio
 NOW = 1_760_000_000.0

@@ -6,13 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.deprecations.knowledge import (
-    BUILTIN,
-    KnowledgeBase,
-    builtin,
-    knowledge_base,
-    load_file,
-)
+from argocd_lifecycle.deprecations.knowledge import builtin, knowledge_base, load_file
+from argocd_lifecycle.deprecations.rules import BUILTIN, KnowledgeBase
 from argocd_lifecycle.errors import ConfigError, UsageError
 
 

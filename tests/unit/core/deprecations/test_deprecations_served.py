@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from argocd_lifecycle.deprecations.knowledge import Replacement, builtin
+from argocd_lifecycle.deprecations.knowledge import builtin
+from argocd_lifecycle.deprecations.rules import Replacement
 from argocd_lifecycle.deprecations.served import dropped_between, serves, verdict
 
 

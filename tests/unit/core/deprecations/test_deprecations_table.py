@@ -7,7 +7,8 @@ import pytest
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations import table
 from argocd_lifecycle.deprecations.__main__ import source
-from argocd_lifecycle.deprecations.knowledge import BUILTIN, TABLE, builtin, parse_rules
+from argocd_lifecycle.deprecations.knowledge import TABLE, builtin, parse_rules
+from argocd_lifecycle.deprecations.rules import BUILTIN
 from argocd_lifecycle.errors import ConfigError
 
 

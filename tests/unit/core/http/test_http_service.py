@@ -15,9 +15,10 @@ from starlette.testclient import TestClient
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.http.auth import BearerAuth
 from argocd_lifecycle.http.body import read_body
+from argocd_lifecycle.http.endpoints import Endpoint, ServiceInfo
 from argocd_lifecycle.http.errors import HttpError
 from argocd_lifecycle.http.json_body import parse_json
-from argocd_lifecycle.http.service import Endpoint, ServiceInfo, build_app
+from argocd_lifecycle.http.service import build_app
 from argocd_lifecycle.http.tokens import TokenFile
 
 

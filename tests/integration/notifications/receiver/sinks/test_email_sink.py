@@ -11,7 +11,7 @@ from aiosmtpd.handlers import Message
 
 from argocd_lifecycle.notifications.receiver.config import SinkSpec, SmtpSettings
 from argocd_lifecycle.notifications.receiver.notification import Notification
-from argocd_lifecycle.notifications.receiver.sinks import DeliveryError
+from argocd_lifecycle.notifications.receiver.sinks.base import DeliveryError
 from argocd_lifecycle.notifications.receiver.sinks.email import EmailSink
 from tests.integration.notifications.receiver.conftest import free_port
 
