@@ -1,5 +1,6 @@
 """The layer contract: core imports no part; each part (plugin, generators, notifications) imports only
-core and itself. Read from the source with ast, so a lazy import inside a function counts too."""
+core and itself; and no module imports itself back through others (the import graph has no cycle).
+Read from the source with ast, so a lazy import inside a function counts too."""
 
 from __future__ import annotations
 
@@ -66,3 +67,76 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     assert _part_of("argocd_lifecycle.generators.fleet") == "generators"
     assert _part_of("argocd_lifecycle.errors") == "core"
     assert _part_of("yaml") is None
+
+
+#: the folders as pyproject.toml's package-dir maps them onto the import namespace
+FOLDERS = {"core": PREFIX, **{folder: f"{PREFIX}.{part}" for part, folder in PARTS.items()}}
+
+
+def module_name(path: Path) -> str:
+    folder, *rest = path.relative_to(ROOT).with_suffix("").parts
+    parts = rest[:-1] if rest[-1] == "__init__" else rest
+    return ".".join((FOLDERS[folder], *parts))
+
+
+def _module_files() -> dict[str, Path]:
+    return {module_name(path): path for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))}
+
+
+MODULES = _module_files()
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the modules of ours it names (``from a.b import c`` is a.b.c when that is a module)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        targets = set()
+        for _, name in _imports(path):
+            if name in modules:
+                targets.add(name)
+            elif name.rpartition(".")[0] in modules:
+                targets.add(name.rpartition(".")[0])
+        graph[module] = targets - {module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle a depth-first walk meets (each back edge, as the path it closes)."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        for target in sorted(graph.get(module, ())):
+            if target in path:
+                found.append([*path[path.index(target) :], target])
+            elif target not in done:
+                visit(target, [*path, target])
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module, [module])
+    return found
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    assert cycles(import_graph(MODULES)) == []
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path: Path) -> None:
+    # the assertion must be able to fail: a contract and its factory in one module, imported back
+    (tmp_path / "state.py").write_text("def open_state():\n    from argocd_lifecycle.sqlite_state import Store\n")
+    (tmp_path / "sqlite_state.py").write_text("from argocd_lifecycle.state import StateError\n")
+    modules = {f"{PREFIX}.state": tmp_path / "state.py", f"{PREFIX}.sqlite_state": tmp_path / "sqlite_state.py"}
+    graph = import_graph(modules)
+    assert cycles(graph) == [[f"{PREFIX}.sqlite_state", f"{PREFIX}.state", f"{PREFIX}.sqlite_state"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_sees_every_part() -> None:
+    # guards against a check that passes because it reads nothing
+    graph = import_graph(MODULES)
+    assert f"{PREFIX}.deprecations.rules" in graph[f"{PREFIX}.deprecations.table"]
+    assert f"{PREFIX}.plugin.rewrite.registry" in graph[f"{PREFIX}.plugin.rewrite.conv_ingress"]
+    assert f"{PREFIX}.notifications.receiver.sinks.base" in graph[f"{PREFIX}.notifications.receiver.sinks.slack"]
+    assert f"{PREFIX}.generators.fleet.view" in graph[f"{PREFIX}.generators.service.answers"]
