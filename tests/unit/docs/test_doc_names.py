@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.unit.docs import names
 from tests.unit.docs.blocks import REPO, doc_files
 
 VALUES = yaml.safe_load((REPO / "charts" / "argocd-lifecycle" / "values.yaml").read_text(encoding="utf-8"))
@@ -63,3 +64,72 @@ def test_a_value_the_chart_lacks_is_caught(tmp_path: Path) -> None:
     doc.write_text("The chart sets it from `notifications.argocdUrl`.\n\nargo-helm: `notifications.argocdUrl`.\n")
     (problem,) = wrong_values(doc, tmp_path)
     assert problem == "doc.md: `notifications.argocdUrl` is not a value of charts/argocd-lifecycle"
+
+
+#: flags of other programs the docs name in prose, with the program
+FOREIGN_FLAGS = {
+    "--api-versions": "helm template",
+    "--include-crds": "helm template",
+    "--set": "helm",
+    "--values": "helm",
+    "--post-renderer": "helm",
+    "--enable-helm": "kustomize build",
+    "--enable-alpha-plugins": "kustomize build",
+    "--enable-exec": "kustomize build",
+    "--enable-dns": "kustomize build",
+    "--etcd-prefix": "kube-apiserver",
+    "--runtime-config": "kube-apiserver",
+    "--token-auth-file": "kube-apiserver",
+    "--generate-hashes": "pip-compile",
+    "--require-hashes": "pip install",
+    "--net": "tools/image/run.sh",
+    "--smoke": "benchmarks/*.py",
+    "--before": "benchmarks/*.py",
+    "--events": "benchmarks/*.py",
+    "--now": "benchmarks/*.py",
+    "--runs": "benchmarks/*.py",
+    "--flag": "the shape of one helm argument (`--flag=value`)",
+}
+#: Argo CD's own notification triggers, which are not the catalog's
+ARGOCD_TRIGGERS = {"on-created", "on-deleted", "on-deployed", "on-health-degraded", "on-sync-failed",
+                   "on-sync-running", "on-sync-status-unknown", "on-sync-succeeded"}  # fmt: skip
+FLAG = re.compile(r"`(--[a-z][a-z0-9-]*)")
+ANNOTATION = re.compile(r"argocd-lifecycle\.io/([a-z0-9-]+)")
+TRIGGER = re.compile(r"(?<![-\w.])on-[a-z]+(?:-[a-z]+)*")
+MAKE = re.compile(r"`make (?:-s )?([a-z][a-z0-9-]*)")
+
+
+def wrong_names(text: str) -> list[str]:
+    problems = [
+        f"`{f}` is an option of no argocd-lifecycle command (a flag of another program: add it to FOREIGN_FLAGS)"
+        for f in FLAG.findall(text)
+        if f not in names.all_options() and f not in FOREIGN_FLAGS
+    ]
+    problems += [
+        f"argocd-lifecycle.io/{k} is a key the code neither writes nor reads"
+        for k in ANNOTATION.findall(text)
+        if k not in names.annotation_keys()
+    ]
+    problems += [
+        f"{t} is not a trigger of the catalog"
+        for t in TRIGGER.findall(text)
+        if t not in names.triggers() and t not in ARGOCD_TRIGGERS
+    ]
+    problems += [
+        f"make {t}: the Makefile has no such target" for t in MAKE.findall(text) if t not in names.make_targets()
+    ]
+    return sorted(set(problems))
+
+
+@pytest.mark.parametrize("path", doc_files(), ids=lambda p: str(p.relative_to(REPO)))
+def test_flags_annotations_triggers_and_targets_the_docs_name_exist(path: Path) -> None:
+    assert wrong_names(path.read_text(encoding="utf-8")) == [], path.relative_to(REPO)
+
+
+def test_the_example_names_only_what_exists() -> None:
+    assert wrong_names((REPO / "examples" / "applicationset.yaml").read_text(encoding="utf-8")) == []
+
+
+def test_wrong_names_are_caught() -> None:
+    text = "`--token-fil`, argocd-lifecycle.io/phases, `on-cluster-gone`, `make docs-site`"
+    assert len(wrong_names(text)) == 4
