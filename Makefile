@@ -8,13 +8,14 @@ export GOTOOLCHAIN := local
 TOOLS_PATH := $(shell tools/build.sh --path)
 export PATH := $(TOOLS_PATH):$(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: help venv install system tools tools-path lint typecheck unit test image demo demo-render bench soak clean
+.PHONY: help venv install system tools tools-path lint typecheck unit docs test image demo demo-render bench soak clean
 
 help:
 	@echo "make demo   - the lifecycle loop on real kube-apiserver, etcd and Argo CD, narrated (the main job)"
 	@echo "make demo-render - render the example applications with the plugin for two Kubernetes versions"
 	@echo "make test   - lint, type-check and run the whole test suite (builds tools when missing)"
 	@echo "make tools  - build the pinned upstream tools into $(TOOLS_PATH)"
+	@echo "make docs   - build the docs site into build/site (mkdocs build --strict)"
 	@echo "make image  - build the OCI image without a container engine (build/image/argocd-lifecycle.oci.tar)"
 
 $(VENV)/.stamp: pyproject.toml
@@ -47,6 +48,10 @@ typecheck: install
 
 unit: install
 	$(VENV)/bin/pytest -q tests/unit
+
+# The docs site (mkdocs.yml): strict, so a broken link, a missing page or a missing snippet fails.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 test: system install tools lint typecheck image
 	tests/run-pytest.sh
