@@ -133,8 +133,7 @@ def test_chart_template_is_the_committed_file() -> None:
         assert f'define "{name}"' in helpers
 
 
-def test_readme_shows_the_generated_snippet() -> None:
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Installing with Helm", 1)[1].split("\n## ", 1)[0]
-    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    assert block == snippet.render(snippet.SidecarOptions())
+def test_the_install_page_shows_the_generated_snippet() -> None:
+    page = (REPO / "docs" / "install" / "chart.md").read_text()
+    block = page.split("```yaml\n# Values for the argo-helm argo-cd chart", 1)[1].split("```", 1)[0]
+    assert "# Values for the argo-helm argo-cd chart" + block == snippet.render(snippet.SidecarOptions())
