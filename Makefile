@@ -53,7 +53,7 @@ unit: install
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
-test: system install tools lint typecheck image
+test: system install tools lint typecheck docs image
 	tests/run-pytest.sh
 
 # The image, daemonless and reproducible (tools/image/build.sh; as root): prints its digest and size.
