@@ -23,6 +23,15 @@ def parse_duration(text: str, *, longest: float = MAX_SECONDS) -> float:
     return seconds
 
 
+def format_duration(seconds: float) -> str:
+    """``10s``, ``2m``, ``14d``, ``500ms``: seconds in the largest unit that writes them whole (what
+    ``parse_duration`` reads back), for the defaults a command's help shows."""
+    for unit, name in zip(_UNITS, ("d", "h", "m", "s"), strict=False):
+        if seconds >= unit and seconds % unit == 0:
+            return f"{int(seconds // unit)}{name}"
+    return f"{round(seconds * 1000)}ms"
+
+
 def format_rfc3339(moment: float | datetime, *, micro: bool = False) -> str:
     """``2026-01-02T15:04:05Z`` in UTC, from Unix seconds or a datetime (a naive one is taken as UTC).
 

@@ -271,26 +271,61 @@ def load(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
         opened.dispose()
 
 
-def read_file(path: Path, where: str, limits: Limits = DEFAULT_LIMITS) -> str:
-    """The UTF-8 text of a regular file of at most ``limits.max_file_bytes`` (``where`` names it in
-    errors). Opened without blocking, so a FIFO in a repository cannot hang the reader."""
+class _Unreadable(Exception):
+    """Why a file's text could not be had: ``refused`` for what the limits or its type refuse."""
+
+    def __init__(self, reason: str, *, refused: bool = False, decoding: bool = False) -> None:
+        super().__init__(reason)
+        self.reason, self.refused, self.decoding = reason, refused, decoding
+
+
+def _file_text(path: Path, limits: Limits) -> str:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise ConfigError(f"{where}: cannot be read ({exc.strerror})") from exc
+        raise _Unreadable(exc.strerror or type(exc).__name__) from exc
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(f"{where}: refused: not a regular file")
+            raise _Unreadable("not a regular file", refused=True)
         limit = limits.max_file_bytes
         data = fh.read(limit + 1)
     if len(data) > limit or info.st_size > limit:
         size = max(len(data), info.st_size)
-        raise ConfigError(f"{where}: refused: file is {size / MIB:.1f} MiB, over the {format_size(limit)} limit")
+        raise _Unreadable(f"file is {size / MIB:.1f} MiB, over the {format_size(limit)} limit", refused=True)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{where}: not UTF-8 text (byte {exc.start})") from exc
+        raise _Unreadable(f"not UTF-8 text (byte {exc.start})", decoding=True) from exc
+
+
+def read_file(path: Path, where: str, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The UTF-8 text of a regular file of at most ``limits.max_file_bytes`` (``where`` names it in
+    errors). Opened without blocking, so a FIFO in a repository cannot hang the reader."""
+    try:
+        return _file_text(path, limits)
+    except _Unreadable as exc:
+        if exc.refused:
+            raise ConfigError(f"{where}: refused: {exc.reason}") from exc
+        raise ConfigError(
+            f"{where}: {exc.reason}" if exc.decoding else f"{where}: cannot be read ({exc.reason})"
+        ) from exc
+
+
+def load_config(path: Path, what: str, *, where: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """The one loader of a configuration file (``what``: "receiver config", "the policy file"): read as
+    ``read_file`` reads (a regular file under the size limit, UTF-8), parsed under ``limits``. Every
+    problem is one ConfigError naming the file (``where``, default the path) and never quoting its text."""
+    try:
+        text = _file_text(path, limits)
+    except _Unreadable as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc.reason}") from exc
+    try:
+        return load(text, limits)
+    except (yaml.YAMLError, ValueError, OverflowError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"{where or path}: not valid YAML ({type(exc).__name__}{at})") from exc
 
 
 def syntax_error(where: str, exc: yaml.YAMLError, *, context: bool = True) -> str:

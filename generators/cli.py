@@ -25,7 +25,9 @@ from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.runner import run
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
 from argocd_lifecycle.generators.settings import (
+    PAGE_BYTES,
     ServeSettings,
+    format_size,
     parse_listen,
     parse_percent,
     parse_size,
@@ -33,7 +35,8 @@ from argocd_lifecycle.generators.settings import (
 )
 from argocd_lifecycle.http import server
 from argocd_lifecycle.http.server import limits_from_options, server_options
-from argocd_lifecycle.times import parse_duration
+from argocd_lifecycle.options import Option, Options
+from argocd_lifecycle.times import format_duration, parse_duration
 
 log = logging.getLogger(__name__)
 
@@ -64,92 +67,101 @@ def generator() -> None:
     """The fleet: cluster inventory, prober, lifecycle and the ApplicationSet plugin generator."""
 
 
-def _serve_options(func: Any) -> Any:
-    dur, path = Duration(), click.Path(path_type=Path, dir_okay=False)
-    options = [
-        click.option(
-            "--clusters-from",
-            type=click.Path(path_type=Path, exists=True),
-            help="Read cluster Secret manifests from this file or folder instead of Kubernetes (re-read on change).",
-        ),
-        click.option(
-            "--state-file",
-            type=path,
-            help="With --clusters-from: where phases and the mass-drop guard's memory survive restarts "
-            "(default: .<name>.lifecycle-state.json beside it).",
-        ),
-        click.option("--kubeconfig", type=path, help="Kubeconfig (default: in-cluster, else ~/.kube/config)."),
-        click.option("--context", help="Kubeconfig context."),
-        click.option(
-            "--namespace",
-            default="argocd",
-            show_default=True,
-            envvar="ARGOCD_LIFECYCLE_NAMESPACE",
-            help="Argo CD namespace.",
-        ),
-        click.option(
-            "--listen",
-            multiple=True,
-            default=["127.0.0.1:8080"],
-            show_default=True,
-            help="HOST:PORT of the HTTP service, repeatable (loopback unless told; the chart adds the pod's IP).",
-        ),
-        click.option("--probe-interval", type=dur, default="10s", show_default=True, help="Time between two probes."),
-        click.option(
-            "--probe-timeout", type=dur, default="5s", show_default=True, help="Timeout of each probe request."
-        ),
-        click.option("--probe-concurrency", type=click.IntRange(1, 1024), default=64, show_default=True),
-        click.option(
-            "--probe-deadline",
-            type=dur,
-            default="15s",
-            show_default=True,
-            help="Time one whole probe may take in its concurrency slot; past it the probe is a timeout.",
-        ),
-        click.option(
-            "--probe-page-bytes",
-            default="2Mi",
-            show_default=True,
-            help="Byte cap of one node-list page (/version and /readyz: 64Ki); past it the nodes are unknown.",
-        ),
-        click.option(
-            "--probe-max-nodes",
-            type=click.IntRange(1, 100_000),
-            default=5000,
-            show_default=True,
-            help="Nodes one probe reads at most (and twice their pages); past it the nodes are unknown.",
-        ),
-        click.option(
-            "--ready-after", type=click.IntRange(1, 100), default=3, show_default=True, help="Good probes to pass."
-        ),
-        click.option(
-            "--unreachable-after", type=click.IntRange(1, 100), default=3, show_default=True, help="Failures."
-        ),
-        click.option("--min-nodes-ready", default="90", show_default=True, help="Percent of Ready nodes for healthy."),
-        click.option("--certificate-warning", type=dur, default="14d", show_default=True, help="Warn before expiry."),
-        click.option("--leader-election/--no-leader-election", default=True, show_default=True, help="Lease election."),
-        click.option("--identity", default="", help="Lease holder identity (default: hostname + random suffix)."),
-        click.option("--receiver-url", default="", help="POST lifecycle events here (receiver /v1/events/lifecycle)."),
-        click.option("--receiver-secret-file", type=path, help="The receiver's lifecycle secret (signs events)."),
-        click.option(
-            "--receiver-external-secret-file",
-            type=path,
-            help="The receiver's external secret: signs held answers for /v1/events/external (else not posted).",
-        ),
-        click.option(
-            "--plugin-configmap", default="", help="Refresh only ApplicationSets using this plugin ConfigMap."
-        ),
-        click.option(
-            "--log-level", default="INFO", show_default=True, type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"])
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+_PATH = click.Path(path_type=Path, dir_okay=False)
+_DURATION = Duration()
+_DEFAULT_LIFECYCLE, _DEFAULT_PROBING = LifecycleSettings(), ProberSettings()
+#: ``generator serve``'s own flags, each declared once; defaults are the settings values' own
+SERVE_OPTIONS = Options(
+    Option(
+        "--clusters-from",
+        type=click.Path(path_type=Path, exists=True),
+        help="Read cluster Secret manifests from this file or folder instead of Kubernetes (re-read on change).",
+    ),
+    Option(
+        "--state-file",
+        type=_PATH,
+        help="With --clusters-from: where phases and the mass-drop guard's memory survive restarts "
+        "(default: .<name>.lifecycle-state.json beside it).",
+    ),
+    Option("--kubeconfig", type=_PATH, help="Kubeconfig (default: in-cluster, else ~/.kube/config)."),
+    Option("--context", help="Kubeconfig context."),
+    Option("--namespace", default="argocd", envvar="ARGOCD_LIFECYCLE_NAMESPACE", help="Argo CD namespace."),
+    Option(
+        "--listen",
+        multiple=True,
+        default=("127.0.0.1:8080",),
+        help="HOST:PORT of the HTTP service, repeatable (loopback unless told; the chart adds the pod's IP).",
+    ),
+    Option(
+        "--probe-interval",
+        type=_DURATION,
+        default=_DEFAULT_PROBING.interval,
+        shown=format_duration,
+        help="Time between two probes.",
+    ),
+    Option(
+        "--probe-timeout",
+        type=_DURATION,
+        default=_DEFAULT_PROBING.timeout,
+        shown=format_duration,
+        help="Timeout of each probe request.",
+    ),
+    Option("--probe-concurrency", type=int, low=1, high=1024, default=_DEFAULT_PROBING.concurrency),
+    Option(
+        "--probe-deadline",
+        type=_DURATION,
+        default=_DEFAULT_PROBING.deadline,
+        shown=format_duration,
+        help="Time one whole probe may take in its concurrency slot; past it the probe is a timeout.",
+    ),
+    Option(
+        "--probe-page-bytes",
+        default=_DEFAULT_PROBING.page_bytes,
+        shown=format_size,
+        help="Byte cap of one node-list page (/version and /readyz: 64Ki); past it the nodes are unknown.",
+    ),
+    Option(
+        "--probe-max-nodes",
+        type=int,
+        low=1,
+        high=100_000,
+        default=_DEFAULT_PROBING.max_nodes,
+        help="Nodes one probe reads at most (and twice their pages); past it the nodes are unknown.",
+    ),
+    Option(
+        "--ready-after", type=int, low=1, high=100, default=_DEFAULT_LIFECYCLE.ready_after, help="Good probes to pass."
+    ),
+    Option(
+        "--unreachable-after", type=int, low=1, high=100, default=_DEFAULT_LIFECYCLE.unreachable_after, help="Failures."
+    ),
+    Option(
+        "--min-nodes-ready",
+        default=f"{_DEFAULT_LIFECYCLE.min_nodes_ready * 100:g}",
+        help="Percent of Ready nodes for healthy.",
+    ),
+    Option(
+        "--certificate-warning",
+        type=_DURATION,
+        default=_DEFAULT_LIFECYCLE.certificate_warning.total_seconds(),
+        shown=format_duration,
+        help="Warn before expiry.",
+    ),
+    Option("--leader-election/--no-leader-election", default=True, help="Lease election."),
+    Option("--identity", default="", help="Lease holder identity (default: hostname + random suffix)."),
+    Option("--receiver-url", default="", help="POST lifecycle events here (receiver /v1/events/lifecycle)."),
+    Option("--receiver-secret-file", type=_PATH, help="The receiver's lifecycle secret (signs events)."),
+    Option(
+        "--receiver-external-secret-file",
+        type=_PATH,
+        help="The receiver's external secret: signs held answers for /v1/events/external (else not posted).",
+    ),
+    Option("--plugin-configmap", default="", help="Refresh only ApplicationSets using this plugin ConfigMap."),
+    Option("--log-level", default="INFO", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"])),
+)
 
 
 @generator.command()
-@_serve_options
+@SERVE_OPTIONS.decorate
 @service_options
 @capi_options
 @server_options
@@ -178,7 +190,9 @@ def serve(**opts: Any) -> None:
             timeout=opts["probe_timeout"],
             concurrency=opts["probe_concurrency"],
             deadline=opts["probe_deadline"],
-            page_bytes=parse_size(opts["probe_page_bytes"], where="--probe-page-bytes", low=64 * 1024, high=256 << 20),
+            page_bytes=parse_size(
+                opts["probe_page_bytes"], where="--probe-page-bytes", low=PAGE_BYTES[0], high=PAGE_BYTES[1]
+            ),
             max_nodes=opts["probe_max_nodes"],
         ),
         leader_election=opts["leader_election"] and opts["clusters_from"] is None,

@@ -181,7 +181,6 @@ def _capi(
 
 
 async def run(settings: ServeSettings, service: ServiceSettings) -> None:
-
     fleet = await start_fleet(settings, FleetMetrics(REGISTRY))
     app: Any = build_app(
         fleet.engine, service, baseline=fleet.baseline, reporter=fleet.reporter, registry=REGISTRY,

@@ -64,6 +64,16 @@ def parse_percent(text: str, *, where: str) -> float:
 
 
 _UNITS = {"": 1, "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
+#: the bounds of ``--probe-page-bytes``
+PAGE_BYTES = (64 * 1024, 256 << 20)
+
+
+def format_size(size: int) -> str:
+    """Bytes as ``parse_size`` reads them: ``2Mi``, ``512Ki``, ``1000``."""
+    for suffix in ("Gi", "Mi", "Ki"):
+        if size >= _UNITS[suffix] and size % _UNITS[suffix] == 0:
+            return f"{size // _UNITS[suffix]}{suffix}"
+    return str(size)
 
 
 def parse_size(text: str, *, where: str, low: int, high: int) -> int:

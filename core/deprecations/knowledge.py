@@ -158,16 +158,9 @@ def builtin() -> KnowledgeBase:
 def load_file(path: Path, *, label: str | None = None) -> list[ApiRule]:
     """User rules from ``path``; ``label`` names it in messages (defaults to the path)."""
     origin = label or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise UsageError(f"{origin}: no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{origin}: cannot be read ({type(exc).__name__})") from exc
-    try:
-        data = yamlio.load(text)
-    except Exception as exc:  # yaml errors carry marks; one line is enough here
-        raise ConfigError(f"{origin}: not valid YAML ({type(exc).__name__})") from exc
+    if not path.exists():  # a flag or parameter named it: a usage error, not a bad file
+        raise UsageError(f"{origin}: no such file")
+    data = yamlio.load_config(path, "the rules file", where=origin)
     return parse_rules(data, origin)[0]
 
 

@@ -23,16 +23,16 @@ import math
 import os
 import resource
 import socket
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-import click
 import uvicorn
 import uvloop
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.http.protocol import LimitedHttpProtocol, Limits
+from argocd_lifecycle.options import Option, Options
 
 MAX_CONNECTIONS_CAP = 4096
 # seconds a shutdown waits for requests in flight (uvicorn's default waits for ever)
@@ -91,48 +91,31 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
         raise UsageError(f"--listen {shown}: cannot listen there: {why}") from None
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+def _seconds(flag: str, default: float, text: str) -> Option:
+    return Option(flag, type=float, low=0, low_open=True, default=default, help=text)
 
 
-def server_options(func: F) -> F:
-    """Click options for ``limits_from_options``' keyword arguments."""
-    seconds = click.FloatRange(min=0, min_open=True)
-    options = [
-        click.option(
-            "--idle-timeout",
-            type=seconds,
-            default=Limits.idle_timeout,
-            show_default=True,
-            help="Close a connection idle this many seconds.",
-        ),
-        click.option(
-            "--header-timeout",
-            type=seconds,
-            default=Limits.header_timeout,
-            show_default=True,
-            help="Seconds for a request's head to arrive (else 408).",
-        ),
-        click.option(
-            "--body-timeout",
-            type=seconds,
-            default=Limits.body_timeout,
-            show_default=True,
-            help="Seconds for a request's body to arrive, and for a client to read a response.",
-        ),
-        click.option(
-            "--max-connections",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Open connections at most (default: half the open-file limit, at most 4096).",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+#: the flags both services share, each declared once (defaults: ``Limits``)
+OPTIONS = Options(
+    _seconds("--idle-timeout", Limits.idle_timeout, "Close a connection idle this many seconds."),
+    _seconds("--header-timeout", Limits.header_timeout, "Seconds for a request's head to arrive (else 408)."),
+    _seconds(
+        "--body-timeout",
+        Limits.body_timeout,
+        "Seconds for a request's body to arrive, and for a client to read a response.",
+    ),
+    Option(
+        "--max-connections",
+        type=int,
+        low=1,
+        help="Open connections at most (default: half the open-file limit, at most 4096).",
+    ),
+)
+#: click options for ``limits_from_options``' keyword arguments
+server_options = OPTIONS.decorate
 
 
 def uvicorn_config(app: Any, settings: ServerSettings, *, lifespan: Literal["auto", "on", "off"] = "auto") -> Any:
-
     limits = settings.limits
     return uvicorn.Config(
         app,

@@ -4,17 +4,14 @@ servers a kubeconfig may name."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
-
-import click
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.capi.names import reserved
 from argocd_lifecycle.generators.capi.servers import InvalidServer, ServerPolicy, ServerRule
+from argocd_lifecycle.options import Option, Options
 
-F = TypeVar("F", bound=Callable[..., object])
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 # a label key (optional DNS prefix, then a name), or a DNS prefix followed by "/*" (every key under it):
 # a bare "*" would copy every label a tenant sets, so a glob needs its prefix
@@ -89,45 +86,42 @@ class CapiSettings:
         return cls(spaces, labels, policy.with_management(_management(environ or {})))
 
 
-def capi_options(func: F) -> F:
-    """Click options of the Cluster API source, named like ``from_options``' arguments."""
-    options = [
-        click.option(
-            "--capi/--no-capi",
-            default=False,
-            show_default=True,
-            help="Register Cluster API clusters and follow their versions, deletion and scaling.",
-        ),
-        click.option(
-            "--capi-namespace",
-            "capi_namespaces",
-            multiple=True,
-            metavar="NS",
-            help="Watch Cluster API objects in this namespace (repeatable; at least one with --capi).",
-        ),
-        click.option(
-            "--capi-copy-label",
-            "capi_copy_labels",
-            multiple=True,
-            metavar="KEY",
-            help="Copy this label of a CAPI Cluster onto its cluster Secret (repeatable; 'prefix/*' globs).",
-        ),
-        click.option(
-            "--capi-allow-server",
-            "capi_allow_servers",
-            multiple=True,
-            metavar="CIDR|HOST",
-            help="Register only servers matching one of these (repeatable; CIDR, address, host or '*.domain'); "
-            "loopback and link-local need an entry inside those ranges.",
-        ),
-        click.option(
-            "--capi-deny-server",
-            "capi_deny_servers",
-            multiple=True,
-            metavar="CIDR|HOST",
-            help="Never register servers matching this (repeatable; CIDR, address, host or '*.domain').",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+#: the Cluster API source's flags, each declared once (their checks: ``CapiSettings.from_options``)
+OPTIONS = Options(
+    Option(
+        "--capi/--no-capi",
+        default=False,
+        help="Register Cluster API clusters and follow their versions, deletion and scaling.",
+    ),
+    Option(
+        "--capi-namespace",
+        name="capi_namespaces",
+        multiple=True,
+        metavar="NS",
+        help="Watch Cluster API objects in this namespace (repeatable; at least one with --capi).",
+    ),
+    Option(
+        "--capi-copy-label",
+        name="capi_copy_labels",
+        multiple=True,
+        metavar="KEY",
+        help="Copy this label of a CAPI Cluster onto its cluster Secret (repeatable; 'prefix/*' globs).",
+    ),
+    Option(
+        "--capi-allow-server",
+        name="capi_allow_servers",
+        multiple=True,
+        metavar="CIDR|HOST",
+        help="Register only servers matching one of these (repeatable; CIDR, address, host or '*.domain'); "
+        "loopback and link-local need an entry inside those ranges.",
+    ),
+    Option(
+        "--capi-deny-server",
+        name="capi_deny_servers",
+        multiple=True,
+        metavar="CIDR|HOST",
+        help="Never register servers matching this (repeatable; CIDR, address, host or '*.domain').",
+    ),
+)
+#: click options of the Cluster API source, named like ``from_options``' arguments
+capi_options = OPTIONS.decorate

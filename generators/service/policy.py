@@ -16,8 +16,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.generators.service.errors import kind_of
@@ -95,14 +93,7 @@ def load_policy(path: Path | None) -> PolicyTable:
     table = PolicyTable.default()
     if path is None:
         return table
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the policy file: {exc.strerror}") from exc
-    try:
-        data = yamlio.load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    data = yamlio.load_config(path, "the policy file")
     if data is None:
         return table
     return table.with_overrides(data, where=str(path))

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.http.tokens import TokenFile
@@ -318,12 +316,5 @@ def _argocd_url(root: _Section) -> str:
 
 def load(path: Path) -> ReceiverConfig:
     """Read and check ``path``; every problem is a ConfigError naming the file and key."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read receiver config {path}: {exc.strerror}") from exc
-    try:
-        data = yamlio.load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    data = yamlio.load_config(path, "receiver config")
     return parse(data, str(path), path.parent)

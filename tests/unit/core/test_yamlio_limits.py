@@ -78,3 +78,27 @@ def test_read_file_bounds_size_kind_and_encoding(tmp_path: Path) -> None:
 
 def test_a_limit_error_is_a_yaml_error_callers_already_catch() -> None:
     assert issubclass(yamlio.LimitError, yaml.YAMLError)
+
+
+def test_load_config_is_bounded_and_never_quotes_the_file(tmp_path: Path) -> None:
+    # the one loader of config files (policy, receiver, rules): the size limit, a FIFO, a bomb and a
+    # syntax error near a secret are each one ConfigError naming the file, and never its text
+    big = tmp_path / "big.yaml"
+    big.write_text("a: " + "x" * 200 + "\n")
+    with pytest.raises(ConfigError, match=r"cannot read receiver config .*big.yaml: file is 0.0 MiB, over the 100"):
+        yamlio.load_config(big, "receiver config", limits=SMALL)
+    os.mkfifo(tmp_path / "pipe.yaml")
+    with pytest.raises(ConfigError, match=r"pipe\.yaml: not a regular file"):
+        yamlio.load_config(tmp_path / "pipe.yaml", "the policy file")
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a: &a [1]\nb: [*a, *a, *a, *a]\n")
+    with pytest.raises(ConfigError, match=r"bomb\.yaml: not valid YAML"):
+        yamlio.load_config(bomb, "the policy file", limits=SMALL)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("token: hunter2-secret\nb: [unclosed: hunter2\n")
+    with pytest.raises(ConfigError) as caught:
+        yamlio.load_config(bad, "receiver config", where="receiver.yaml")
+    assert caught.value.message.startswith("receiver.yaml: not valid YAML (") and "hunter2" not in caught.value.message
+    ok = tmp_path / "ok.yaml"
+    ok.write_text("Ready: {prune: true}\n")
+    assert yamlio.load_config(ok, "the policy file") == {"Ready": {"prune": True}}
