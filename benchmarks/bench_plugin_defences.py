@@ -50,8 +50,12 @@ from argocd_lifecycle.plugin.walk import check_symlinks, manifest_files  # noqa:
 from benchmarks.bench_plugin import ENV, make_helm, make_kustomize, make_plain, objects  # noqa: E402 - same apps
 
 #: the package's folders, as pyproject.toml maps them (the core folder is the package itself)
-PARTS = ("plugin", "generators", "notifications")
-LAUNCH = "import sys; from argocd_lifecycle.entry import main; sys.argv[0] = 'argocd-lifecycle'; main()"
+PARTS = ("plugin", "generators", "notifications", "app")
+# the console script of either layout: the application shell's (issue 25) or core's before it
+LAUNCH = (
+    "import sys\ntry:\n    from argocd_lifecycle.app.entry import main\nexcept ModuleNotFoundError:\n"
+    "    from argocd_lifecycle.entry import main\nsys.argv[0] = 'argocd-lifecycle'\nmain()"
+)
 
 
 def link_tree(source: Path, dest: Path) -> Path:
@@ -62,7 +66,8 @@ def link_tree(source: Path, dest: Path) -> Path:
         if entry.name != "__pycache__":
             (package / entry.name).symlink_to(entry.resolve())
     for part in PARTS:
-        (package / part).symlink_to((source / part).resolve())
+        if (source / part).is_dir():
+            (package / part).symlink_to((source / part).resolve())
     # the tree's own modules must win over the installed package (PYTHONPATH comes first on sys.path)
     probe = "import argocd_lifecycle.plugin.generate as m; print(m.__file__)"
     env = {**ENV, "PYTHONPATH": str(dest)}

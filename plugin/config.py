@@ -34,7 +34,6 @@ def plugin_config() -> dict[str, Any]:
 
 
 def render_plugin_yaml() -> str:
-
     return "# Generated from plugin/config.py by `argocd-lifecycle plugin config`; a test checks it.\n" + yamlio.dump(
         plugin_config()
     )

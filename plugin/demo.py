@@ -24,7 +24,6 @@ TARGETS = (
 
 
 def main() -> int:
-
     examples = Path(os.environ.get("ARGOCD_LIFECYCLE_EXAMPLES", "examples"))
     if not examples.is_dir():
         print(f"error: {examples} is not a folder (run from the repository root)", file=sys.stderr)

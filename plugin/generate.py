@@ -7,20 +7,15 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import guards, masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.render import detect as detect_source
+from argocd_lifecycle.plugin.render import start as render
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms import plan as transforms
-from argocd_lifecycle.plugin.walk import check_symlinks
-
-if TYPE_CHECKING:
-    from argocd_lifecycle.plugin.render.tool import RunningTool
 
 
 @dataclass(frozen=True)
@@ -28,40 +23,6 @@ class Result:
     source_type: str
     manifests: list[Manifest]
     text: str
-
-
-def _tool_output(
-    running: RunningTool, source: str, settings: PluginSettings, diagnostics: Diagnostics
-) -> list[Manifest]:
-    with running:
-        # imported while the tool runs, as the renderer's own checks that need not hold it back run
-        from argocd_lifecycle.plugin import passthrough
-
-        text = running.output()
-    manifests = passthrough.read_stream(text, source, limits=settings.limits)
-    diagnostics.secrets.add(masking.from_documents(passthrough.secret_objects(manifests)))
-    return manifests
-
-
-def render_manifests(settings: PluginSettings, diagnostics: Diagnostics | None = None) -> tuple[str, list[Manifest]]:
-    """The objects of the app folder, as its source type renders them; Secret values found on the way
-    are added to ``diagnostics``' masks as soon as they are read."""
-    diagnostics = diagnostics or Diagnostics()
-    check_symlinks(settings.app_dir)
-    source_type = detect_source(settings.app_dir)
-    if source_type == "kustomize":
-        from argocd_lifecycle.plugin.render import kustomize
-
-        return source_type, _tool_output(
-            kustomize.start(settings, diagnostics), "kustomize build", settings, diagnostics
-        )
-    if source_type == "helm":
-        from argocd_lifecycle.plugin.render import helm
-
-        return source_type, _tool_output(helm.start(settings, diagnostics), "helm template", settings, diagnostics)
-    from argocd_lifecycle.plugin.render import files
-
-    return source_type, files.render(settings, diagnostics)
 
 
 def document_text(m: Manifest) -> str:
@@ -79,7 +40,8 @@ def generate(settings: PluginSettings, diagnostics: Diagnostics) -> Result:
     """Build the whole output in memory; raise RenderError (nothing printed) on any problem."""
     diagnostics.secrets.add(settings.secrets)
     steps = transforms.plan(settings)
-    source_type, manifests = render_manifests(settings, diagnostics)
+    rendering = render.start(settings, diagnostics)
+    source_type, manifests = rendering.source_type, rendering.manifests()
     manifests = transforms.run(steps, manifests, diagnostics)
     guards.check_duplicates(manifests)
     guards.check_not_empty(manifests, allow_empty=settings.parameters.allow_empty)

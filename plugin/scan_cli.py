@@ -42,7 +42,8 @@ def _fail(exc: LifecycleError, code: int) -> None:
 
 def _render_sources(paths: tuple[str, ...], target: tuple[int, int]) -> list[tuple[str, list[Any]]]:
     """Render each application folder as the plugin would; (label, [(document, object)])."""
-    from argocd_lifecycle.plugin.generate import render_manifests
+    from argocd_lifecycle.plugin.diagnostics import Diagnostics
+    from argocd_lifecycle.plugin.render.start import start
     from argocd_lifecycle.plugin.settings import PluginSettings
     from argocd_lifecycle.plugin.validate import api_versions_at
 
@@ -55,9 +56,9 @@ def _render_sources(paths: tuple[str, ...], target: tuple[int, int]) -> list[tup
         app_dir = Path(raw)
         env = {"ARGOCD_APP_NAME": app_dir.resolve().name, **environ}
         settings = PluginSettings.from_environ(env, app_dir=app_dir, kube_version=f"{target[0]}.{target[1]}")
-        source_type, manifests = render_manifests(settings)
-        for m in manifests:
-            label = f"{raw.rstrip('/')}/{m.source}" if source_type == "plain" else f"{raw} ({m.source})"
+        rendering = start(settings, Diagnostics())
+        for m in rendering.manifests():
+            label = f"{raw.rstrip('/')}/{m.source}" if rendering.source_type == "plain" else f"{raw} ({m.source})"
             out.append((label, [(m.index, m.obj)]))
     return out
 

@@ -16,7 +16,7 @@ from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, Value, is_release_name, parse_parameters
-from argocd_lifecycle.plugin.render import detect
+from argocd_lifecycle.plugin.render.detect import detect
 from argocd_lifecycle.plugin.walk import refuse_outside
 from argocd_lifecycle.versions import KubeVersion
 from argocd_lifecycle.yamlio import DEFAULT_LIMITS, Limits

@@ -1,18 +1,2 @@
-"""Renderers: one per source type, detected in order Kustomize, Helm, plain files (with Jinja2).
-
-Detection lives here and the renderers are imported only for the type found: start-up stays cheap.
-"""
-
-from __future__ import annotations
-
-from pathlib import Path
-
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-def detect(app_dir: Path) -> str:
-    if any((app_dir / name).is_file() for name in KUSTOMIZATION_FILES):
-        return "kustomize"
-    if (app_dir / "Chart.yaml").is_file():
-        return "helm"
-    return "plain"
+"""Renderers: one per source type, detected in order Kustomize, Helm, plain files (with Jinja2)
+(``detect.py``); ``start.py`` is the one start for all three, and imports only the renderer found."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
-from argocd_lifecycle.plugin import masking
+from argocd_lifecycle.plugin import masking, passthrough
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
@@ -15,6 +16,9 @@ from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, check_symlinks, manifest_files
 
 __all__ = ["app_files", "check_symlinks", "render", "template_context"]
+
+#: renders one template's text (named by its path) into documents, within the render's budget
+Template = Callable[[str, str, Budget], list[Any]]
 
 
 def app_files(app_dir: Path) -> list[Path]:
@@ -50,44 +54,48 @@ def template_context(settings: PluginSettings) -> dict[str, Any]:
 
 
 def _manifests(
-    path: Path, rel: str, settings: PluginSettings, *, budget: Budget, jinja: Any, diagnostics: Diagnostics
-) -> tuple[list[Manifest], Any]:
+    path: Path,
+    rel: str,
+    settings: PluginSettings,
+    *,
+    budget: Budget,
+    template: Callable[[], Template],
+    diagnostics: Diagnostics,
+) -> list[Manifest]:
     text = yamlio.read_file(path, rel, settings.limits)
     if path.name.endswith(TEMPLATE_SUFFIX):
-        if jinja is None:  # imported only when a template is rendered: the plugin path stays fast
-            from argocd_lifecycle.plugin.render.jinja import JinjaRenderer
-
-            jinja = JinjaRenderer(template_context(settings), max_output=settings.limits.max_expanded_bytes)
-        from argocd_lifecycle.plugin.render.jinja_values import load_rendered
-
-        rendered, slots = jinja.render(text, rel)
-        # JSON is YAML's flow style: JSON templates are read as YAML so printed values stay scalars there too
-        docs = load_rendered(rendered, rel, slots, settings.limits, budget)
+        docs = template()(text, rel, budget)
     elif path.name.endswith(".json"):
         docs = load_documents(text, rel, limits=settings.limits, json_file=True, budget=budget)
     else:
         # a YAML file is read as a tool's output is: each document identified from its text, built only
         # when a transform changes it, and printed as written otherwise (comments and quoting kept)
-        from argocd_lifecycle.plugin import passthrough
-
         found = passthrough.read_stream(text, rel, limits=settings.limits, budget=budget)
         diagnostics.secrets.add(masking.from_documents(passthrough.secret_objects(found)))
-        return found, jinja
+        return found
     # a Secret's values are masked from here on, before any later problem is printed
     diagnostics.secrets.add(masking.from_documents(docs))
-    return to_manifests(docs, rel), jinja
+    return to_manifests(docs, rel)
 
 
-def render(settings: PluginSettings, diagnostics: Diagnostics) -> list[Manifest]:
+def render(settings: PluginSettings, diagnostics: Diagnostics, templates: Callable[[], Template]) -> list[Manifest]:
+    """Every manifest file and template of the app folder; ``templates`` makes the template renderer,
+    called once, at the first template (render/start.py)."""
     app_dir = settings.app_dir
     budget = Budget(settings.limits.max_expanded_bytes)
-    jinja = None
+    made: list[Template] = []
+
+    def template() -> Template:
+        if not made:
+            made.append(templates())
+        return made[0]
+
     manifests: list[Manifest] = []
     problems: list[str] = []
     for path in app_files(app_dir):
         rel = path.relative_to(app_dir).as_posix()
         try:
-            found, jinja = _manifests(path, rel, settings, budget=budget, jinja=jinja, diagnostics=diagnostics)
+            found = _manifests(path, rel, settings, budget=budget, template=template, diagnostics=diagnostics)
             manifests.extend(found)
         except LifecycleError as exc:
             problems.extend(exc.lines())

@@ -6,6 +6,9 @@ What the kustomization may reach is checked first (kustomize_refs.py); kustomize
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
+
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render import kustomize_refs
 from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
@@ -15,8 +18,6 @@ from argocd_lifecycle.plugin.settings import PluginSettings
 def kustomize_argv(settings: PluginSettings) -> list[str]:
     argv = [settings.kustomize, "build"]
     if settings.parameters.enable_helm:
-        import shutil  # only here: it imports the archive modules
-
         argv.append("--enable-helm")
         helm = shutil.which(settings.helm)
         if helm:
@@ -24,9 +25,9 @@ def kustomize_argv(settings: PluginSettings) -> list[str]:
     return [*argv, "--", "."]
 
 
-def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
-    """Check what the kustomization may reach, then start kustomize; the patch warnings are read
-    while it runs (they never fail the render)."""
+def start(settings: PluginSettings, diagnostics: Diagnostics, *, meanwhile: Callable[[], None]) -> RunningTool:
+    """Check what the kustomization may reach, then start kustomize; ``meanwhile`` (the patch warnings,
+    which never fail the render: render/start.py) runs while it renders."""
     params = settings.parameters
     reach = kustomize_refs.check(
         settings.app_dir, settings.repo_root, allow_remote=params.allow_remote_bases, limits=settings.limits
@@ -40,12 +41,5 @@ def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
         mask=diagnostics.clean,
         offline=not params.allow_remote_bases,
         on_failure=lambda: diagnostics.secrets.add(reach.file_secrets(settings.limits)),
-        meanwhile=lambda: _warn_unmergeable(settings, diagnostics),
+        meanwhile=meanwhile,
     )
-
-
-def _warn_unmergeable(settings: PluginSettings, diagnostics: Diagnostics) -> None:
-    # imported here, while kustomize runs: the warnings read the deprecation rules
-    from argocd_lifecycle.plugin import kustomize_patches
-
-    kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits)

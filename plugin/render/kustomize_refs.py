@@ -22,7 +22,7 @@ from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.parameters import is_release_name
-from argocd_lifecycle.plugin.render import KUSTOMIZATION_FILES
+from argocd_lifecycle.plugin.render.detect import KUSTOMIZATION_FILES
 
 #: entries that may be a file, a folder (a kustomization) or a remote base
 _BASES = ("resources", "bases", "components", "generators", "transformers", "validators")

@@ -10,7 +10,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
-TOP = ("core", "plugin", "generators", "notifications", "charts", "tests", "tools", "benchmarks", "docs", "examples")
+TOP = (
+    "app",
+    "core",
+    "plugin",
+    "generators",
+    "notifications",
+    "charts",
+    "tests",
+    "tools",
+    "benchmarks",
+    "docs",
+    "examples",
+)
 FILES = ("Dockerfile", "pyproject.toml", "Makefile", "README.md")
 
 

@@ -1,5 +1,6 @@
 """The layer contract: core imports no part; each part (plugin, generators, notifications) imports only
-core and itself; and no module imports itself back through others (the import graph has no cycle).
+core and itself; the application shell (app) sits on top and nothing imports it; and no module imports
+itself back through others (the import graph has no cycle).
 Read from the source with ast, so a lazy import inside a function counts too."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = {"plugin": "plugin", "generators": "generators", "notifications": "notifications"}
 PREFIX = "argocd_lifecycle"
+#: the top layer: it may import core and every part; no module outside it imports it
+SHELL = "app"
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -31,7 +34,7 @@ def _part_of(module: str) -> str | None:
     if module != PREFIX and not module.startswith(PREFIX + "."):
         return None
     second = module.split(".")[1] if "." in module else ""
-    return second if second in PARTS else "core"
+    return second if second in PARTS or second == SHELL else "core"
 
 
 def _violations(folder: str, own: str) -> list[str]:
@@ -70,7 +73,20 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
 
 
 #: the folders as pyproject.toml's package-dir maps them onto the import namespace
-FOLDERS = {"core": PREFIX, **{folder: f"{PREFIX}.{part}" for part, folder in PARTS.items()}}
+FOLDERS = {"core": PREFIX, SHELL: f"{PREFIX}.{SHELL}", **{folder: f"{PREFIX}.{part}" for part, folder in PARTS.items()}}
+
+
+def test_the_shell_is_imported_by_nothing_and_sees_every_part() -> None:
+    importers = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for folder in ("core", *PARTS.values())
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, module in _imports(path)
+        if _part_of(module) == SHELL
+    ]
+    assert importers == []
+    seen = {_part_of(m) for path in (ROOT / SHELL).rglob("*.py") for _, m in _imports(path)}
+    assert {"core", *PARTS} <= seen  # every command is an import statement the checks can see
 
 
 def module_name(path: Path) -> str:

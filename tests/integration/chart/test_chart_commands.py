@@ -14,7 +14,7 @@ pytestmark = pytest.mark.upstream
 
 
 def command_for(args: list[str]):  # type: ignore[no-untyped-def]
-    from argocd_lifecycle.cli import cli
+    from argocd_lifecycle.app.cli import cli
 
     group = cli.get_command(None, args[0])  # type: ignore[arg-type]
     assert group is not None, f"no command {args[0]}"
@@ -68,7 +68,7 @@ def test_receiver_config_passes_the_receivers_parser(scenario: str, tmp_path: Pa
 
 
 def test_secret_init_args_parse_with_the_real_command() -> None:
-    from argocd_lifecycle.cli import cli
+    from argocd_lifecycle.app.cli import cli
 
     job = one(render(values=("all-enabled-values.yaml",)), "Job", "argocd-lifecycle-secret-init")
     for container in job["spec"]["template"]["spec"]["containers"]:

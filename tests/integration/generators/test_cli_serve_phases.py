@@ -13,11 +13,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from argocd_lifecycle.cli import cli, main
+from argocd_lifecycle.app.cli import cli, main
 from tests.integration.generators.harness import until
 from tests.integration.generators.loopback import LoopbackCluster, cluster_secret, free_port
 
-ARGV = [sys.executable, "-m", "argocd_lifecycle", "generator", "serve"]
+ARGV = [sys.executable, "-m", "argocd_lifecycle.app", "generator", "serve"]
 
 
 def _write(folder: Path, name: str, obj: dict) -> None:

@@ -18,7 +18,7 @@ import yaml
 from tests.integration.generators.harness import until
 from tests.integration.generators.loopback import LoopbackCluster, free_port
 
-ARGV = [sys.executable, "-m", "argocd_lifecycle", "generator", "serve", "--insecure-no-auth", "--probe-interval",
+ARGV = [sys.executable, "-m", "argocd_lifecycle.app", "generator", "serve", "--insecure-no-auth", "--probe-interval",
         "200ms", "--ready-after", "2", "--unreachable-after", "2", "--drop-settle", "1"]  # fmt: skip
 BODY = {"applicationSetName": "guestbook", "input": {"parameters": {}}}
 NAMES = ("one", "two", "three")

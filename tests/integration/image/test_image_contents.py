@@ -107,7 +107,7 @@ def test_user_999_and_a_read_only_root(root: Path, tmp_path: Path) -> None:
 
 def test_what_a_render_imports_is_loaded_from_bytecode(root: Path, tmp_path: Path) -> None:
     # the root is read-only: a stale or missing pyc is compiled from source again on every render
-    imports = "import argocd_lifecycle.entry, argocd_lifecycle.plugin.generate"
+    imports = "import argocd_lifecycle.app.entry, argocd_lifecycle.plugin.generate"
     out = run(root, ["python3.11", "-v", "-c", imports], scratch=tmp_path / "run")
     assert out.returncode == 0, out.stderr
     from_source = [line for line in out.stderr.splitlines() if line.startswith("# code object from /")]

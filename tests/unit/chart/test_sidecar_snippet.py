@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.plugin import sidecar_snippet as snippet
 from argocd_lifecycle.plugin.config import plugin_config
 

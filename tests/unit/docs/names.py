@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from argocd_lifecycle.cli import cli
+from argocd_lifecycle.app.cli import cli
 from argocd_lifecycle.generators.service.params import ClusterParams
 from argocd_lifecycle.notifications.catalog.build import build
 from argocd_lifecycle.plugin.parameters import SPECS

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from argocd_lifecycle.cli import cli
+from argocd_lifecycle.app.cli import cli
 from tests.unit.plugin.helpers import Run, RunPlugin
 
 

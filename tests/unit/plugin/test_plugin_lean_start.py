@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.core.test_entry import imported_modules, run_entry
+from tests.unit.app.test_entry import imported_modules, run_entry
 
 # what a plain app with nothing to rewrite never needs: the CLI, the tools' renderers and templating,
 # schema validation, the deprecation rules and the rewrite engine, logging, the cluster client,
@@ -21,7 +21,7 @@ NOT_FOR_A_PLAIN_RENDER = {
     "tempfile",
     "zipfile",
     "importlib.resources",
-    "argocd_lifecycle.cli",
+    "argocd_lifecycle.app.cli",
     "argocd_lifecycle.plugin.render.helm",
     "argocd_lifecycle.plugin.render.kustomize",
     "argocd_lifecycle.plugin.render.jinja",

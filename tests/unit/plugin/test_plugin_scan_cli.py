@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle import yamlio
-from argocd_lifecycle.cli import main
-from tests.unit.core.test_entry import imported_modules, run_entry
+from argocd_lifecycle.app.cli import main
+from tests.unit.app.test_entry import imported_modules, run_entry
 from tests.unit.plugin.helpers import Run, write
 from tests.unit.plugin.rewrite.helpers import REFERENCE_FIXTURES
 

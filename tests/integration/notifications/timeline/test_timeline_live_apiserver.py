@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 
 from .conftest import DESTINATION_TOKEN, REPO, APIServer
 

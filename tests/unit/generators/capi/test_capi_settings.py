@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.prober import NODE_PAGE, ClusterClient, ProberSettings, probe_with

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 
 from .helpers import APPS_FILE, SECRETS_FILE, application, resource, secret_object
 

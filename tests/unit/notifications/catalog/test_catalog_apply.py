@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.notifications.catalog.apply import ConfigMapKeys, load
 
 GOOD: dict[str, Any] = {

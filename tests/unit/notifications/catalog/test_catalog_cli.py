@@ -83,7 +83,7 @@ def test_output_file_is_written_whole(tmp_path: Path) -> None:
 def test_unwritable_output_is_one_error_line_without_traceback(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-dir" / "cm.yaml"
     proc = subprocess.run(
-        [sys.executable, "-m", "argocd_lifecycle", "notifications", "render", "-o", str(missing)],
+        [sys.executable, "-m", "argocd_lifecycle.app", "notifications", "render", "-o", str(missing)],
         capture_output=True,
         text=True,
         check=False,

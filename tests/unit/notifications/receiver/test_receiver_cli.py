@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 from tests.unit.notifications.receiver.conftest import BASIC, LIFECYCLE_SECRET, TOKEN, write_config
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle.cli import main
+from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.notifications.timeline.build import Request, build
 from argocd_lifecycle.notifications.timeline.files import gather, read_files
 from argocd_lifecycle.notifications.timeline.model import Timeline

@@ -8,13 +8,13 @@ import sys
 import click
 import pytest
 
-from argocd_lifecycle import cli as root
+from argocd_lifecycle.app import cli as root
 from argocd_lifecycle.errors import ConfigError, UsageError
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "argocd_lifecycle", *args], capture_output=True, text=True, check=False, timeout=60
+        [sys.executable, "-m", "argocd_lifecycle.app", *args], capture_output=True, text=True, check=False, timeout=60
     )
 
 
@@ -40,8 +40,7 @@ def boom(monkeypatch: pytest.MonkeyPatch) -> None:
             raise ConfigError("bad config", problems=["a.yaml: first", "b.yaml: second"])
         raise RuntimeError("token=abc123 leaked?")
 
-    monkeypatch.setitem(root.COMMANDS, "explode", "tests.unit.core.test_cli:_explode")
-    globals()["_explode"] = explode
+    monkeypatch.setitem(root.COMMANDS, "explode", lambda: explode)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ atexit.register(report)
 leave = os._exit
 os._exit = lambda code: (report(), sys.stderr.flush(), leave(code))
 sys.argv = ["argocd-lifecycle", *sys.argv[1:]]
-from argocd_lifecycle.entry import main
+from argocd_lifecycle.app.entry import main
 main()
 """
 

@@ -12,13 +12,13 @@ import sys
 
 import pytest
 
+from argocd_lifecycle.app.secret_init import ALPHABET, SecretSpec, _completed, _random, parse_key, parse_pair
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.secret_init import ALPHABET, SecretSpec, _completed, _random, parse_key, parse_pair
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "argocd_lifecycle", "ensure-secret", *args],
+        [sys.executable, "-m", "argocd_lifecycle.app", "ensure-secret", *args],
         capture_output=True, text=True, check=False, timeout=60,
     )  # fmt: skip
 

@@ -1,0 +1,3 @@
+from argocd_lifecycle.app.entry import main
+
+main()

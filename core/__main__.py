@@ -1,3 +1,0 @@
-from argocd_lifecycle.entry import main
-
-main()
