@@ -26,10 +26,12 @@ def notifications() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["configmap", "helm-values", "markdown"]),
+    type=click.Choice(["configmap", "helm-values", "argo-cd-values", "markdown"]),
     default="configmap",
     show_default=True,
-    help="configmap: partial argocd-notifications-cm; helm-values: argo-helm argo-cd values; markdown: the docs.",
+    help="configmap: partial argocd-notifications-cm; helm-values: argo-helm argo-cd values of the catalog; "
+    "argo-cd-values: those with the receiver's webhook service and a default subscription of the fleet; "
+    "markdown: the docs.",
 )
 @click.option("--out-of-sync-minutes", type=_minutes, default=20, show_default=True, help="OutOfSync threshold.")
 @click.option("--degraded-minutes", type=_minutes, default=10, show_default=True, help="Degraded threshold.")

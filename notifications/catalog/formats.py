@@ -1,4 +1,5 @@
-"""The three outputs of ``notifications render``: a partial ConfigMap, argo-helm values, markdown docs.
+"""The outputs of ``notifications render``: a partial ConfigMap, argo-helm values (the catalog alone, or
+everything the argo-cd chart needs), markdown docs.
 
 All three are deterministic for the same sources and settings (keys sorted, no timestamps), so the
 committed ``docs/notifications-catalog.md`` can be compared byte for byte.
@@ -75,6 +76,33 @@ def helm_values(catalog: Catalog) -> str:
     return _header(catalog, "helm-values") + body
 
 
+#: the label the example ApplicationSet puts on every Application it makes; argo-cd-values subscribes
+#: the Applications that carry it to every trigger by default (a selector: annotations cannot be selected)
+FLEET_LABEL = "argocd-lifecycle.io/fleet"
+
+
+def argo_cd_values(catalog: Catalog) -> str:
+    """Every value the argo-helm argo-cd chart needs for the catalog, none commented out: the receiver's
+    webhook service (notifiers), the triggers and templates, and a default subscription of the fleet."""
+    data = catalog.data()
+    service = catalog.settings.webhook_service
+    doc: dict[str, Any] = {
+        "notifications": {
+            "notifiers": {f"service.webhook.{service}": catalog.webhook_service_example},
+            "subscriptions": [
+                {
+                    "recipients": [service],  # `<service>[:<recipient>]`; a webhook's recipient is empty
+                    "triggers": [t.name for t in catalog.triggers],
+                    "selector": f"{FLEET_LABEL}=true",
+                }
+            ],
+            "triggers": {k: v for k, v in data.items() if k.startswith("trigger.")},
+            "templates": {k: v for k, v in data.items() if k.startswith("template.")},
+        }
+    }
+    return _header(catalog, "argo-cd-values") + dump_literal(doc)
+
+
 def subscription_annotations(catalog: Catalog, service: str | None = None, recipients: str = "") -> dict[str, str]:
     """`notifications.argoproj.io/subscribe.<trigger>.<service>` for every trigger of the catalog.
 
@@ -101,5 +129,6 @@ def markdown(catalog: Catalog) -> str:
 FORMATS: dict[str, Callable[[Catalog], str]] = {
     "configmap": configmap,
     "helm-values": helm_values,
+    "argo-cd-values": argo_cd_values,
     "markdown": markdown,
 }

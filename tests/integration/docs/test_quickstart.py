@@ -106,11 +106,17 @@ def test_the_quick_start_renders_a_valid_wired_install(tmp_path: Path) -> None:
     }
     assert images == {container["image"]}
     # the catalog values carry every trigger the ApplicationSet subscribes to
-    catalog = yaml.safe_load(files["catalog-values.yaml"].read_text())["notifications"]
+    (catalog,) = [
+        v["notifications"] for v in map(yaml.safe_load, map(Path.read_text, files.values())) if "notifications" in v
+    ]
     (appset,) = applied
     assert crd_errors(appset) == []
     annotations = appset["spec"]["template"]["metadata"]["annotations"]
     subscribed = {k.split("/subscribe.", 1)[1].split(".")[0] for k in annotations if "/subscribe." in k}
     assert subscribed and {f"trigger.{t}" for t in subscribed} <= set(catalog["triggers"])
+    # the values' default subscription selects the Applications the ApplicationSet makes
+    for subscription in catalog.get("subscriptions", []):
+        key, value = subscription["selector"].split("=")
+        assert appset["spec"]["template"]["metadata"]["labels"][key] == value
     # and the ApplicationSet asks the chart's generator ConfigMap
     assert appset["spec"]["generators"][0]["plugin"]["configMapRef"]["name"] in chart_maps

@@ -1,6 +1,7 @@
 """The install paths under deploy/, made from the one sidecar description (`plugin sidecar-values`):
 a Kustomize component patching upstream install.yaml's argocd-repo-server, and the Argo CD Operator's
-ArgoCD resource. `python -m tests.unit.deploy.generate` writes them; a test fails when they drift."""
+ArgoCD resource; and the argo-cd chart's notifications values (`notifications render --format
+argo-cd-values`). `python -m tests.unit.deploy.generate` writes them; a test fails when they drift."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from typing import Any
 
 import yaml
 
+from argocd_lifecycle.notifications.catalog.build import build
+from argocd_lifecycle.notifications.catalog.formats import argo_cd_values
 from argocd_lifecycle.plugin.sidecar_snippet import SidecarOptions, sidecar_values
 
 REPO = Path(__file__).resolve().parents[3]
 COMPONENT = REPO / "deploy" / "kustomize" / "repo-server-sidecar"
 OPERATOR = REPO / "deploy" / "operator" / "argocd.yaml"
+NOTIFICATIONS = REPO / "deploy" / "argo-cd" / "notifications-values.yaml"
 #: the Argo CD Operator release whose CRD the ArgoCD resource is validated against (its newest release
 #: the Go module proxy serves: v0.18.1 and later, and the version list, are refused)
 OPERATOR_VERSION = "v0.18.0"
@@ -76,8 +80,13 @@ def operator_files() -> dict[Path, str]:
     }
 
 
+def notifications_files() -> dict[Path, str]:
+    """`notifications render --format argo-cd-values` with the defaults, for a values file kept in Git."""
+    return {NOTIFICATIONS: argo_cd_values(build())}
+
+
 def files() -> dict[Path, str]:
-    return {**component_files(), **operator_files()}
+    return {**component_files(), **operator_files(), **notifications_files()}
 
 
 if __name__ == "__main__":

@@ -24,7 +24,13 @@ ARGOCD_FIELDS = {
     "generator.input.parameters": "ApplicationSet plugin generator",
 }
 #: values of argo-helm's argo-cd chart named in our docs
-ARGO_HELM = {"notifications.triggers", "notifications.templates", "notifications.argocdUrl"}
+ARGO_HELM = {
+    "notifications.triggers",
+    "notifications.templates",
+    "notifications.argocdUrl",
+    "notifications.notifiers",
+    "notifications.subscriptions",
+}
 ARGO_HELM_CONTEXT = re.compile(r"argo-helm|`argo-cd` chart")
 TOKEN = re.compile(r"`([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+)(?:[:=][^`]*)?`")
 FILE_NAME = re.compile(r"\.(ya?ml|json|md|py|txt|tpl|db)$")
