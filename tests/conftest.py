@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.argocd_versions import RELEASES, ArgocdRelease
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLS_BIN = Path(
     subprocess.run(
@@ -25,6 +27,14 @@ def require_tool(name: str) -> Path:
     if not path.exists():
         pytest.fail(f"{name} is missing from {TOOLS_BIN}: run `make tools` (tools/build.sh {name})")
     return path
+
+
+@pytest.fixture(scope="session", params=RELEASES, ids=[r.minor for r in RELEASES])
+def argocd_release(request: pytest.FixtureRequest) -> ArgocdRelease:
+    """Each Argo CD release tools/build.sh builds (tools/go/argocd/versions.txt): a test or fixture asking
+    for it runs once per release, with that release's harnesses (``require_tool(release.tool(name))``)."""
+    release: ArgocdRelease = request.param
+    return release
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,9 @@
 # Builds the pinned upstream tools from the Go module proxy into a cache outside the repository,
 # keyed by version: $TOOLS_DIR/<name>-<version>/<name>. Only missing tools are built.
 # Usage: tools/build.sh [NAME...]   (default: every tool)    tools/build.sh --path
+# The Argo CD harnesses (argocd-notify-eval, appset-eval) are built for every release of
+# tools/go/argocd/versions.txt, the argocd binary for the oldest and the newest; each is linked as
+# bin/<name>-<minor> and, for the newest, bin/<name>; NAME-<minor> (e.g. argocd-v3.3) builds one of them.
 set -euo pipefail
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -42,43 +45,91 @@ install_go() {
   log "built $name $version in $((SECONDS - start))s"
 }
 
-# build_in_module NAME VERSION MODULE_DIR PACKAGE [LDFLAGS]: go build inside one of our consumer modules
-# (tools/go/*), for upstream mains that `go install pkg@version` refuses (replace directives), and for
-# our own Go programs (PACKAGE ./cmd/NAME) built against upstream packages.
+# build_in_module [OPTION...] NAME VERSION MODULE_DIR PACKAGE [LDFLAGS]: go build inside one of our consumer
+# modules (tools/go/*), for upstream mains that `go install pkg@version` refuses (replace directives), and
+# for our own Go programs (PACKAGE ./cmd/NAME) built against upstream packages. Options:
+#   --modfile DIR    build MODULE_DIR's PACKAGE against tools/go/DIR/go.mod and go.sum (go's -modfile): one
+#                    copy of our sources built against several releases
+#   --tags TAGS      Go build tags          --toolchain GO   the Go toolchain (default: the local one)
+#   --link LINK      the name(s) in bin/ (default: NAME)
 build_in_module() {
+  local modfile="" tags="" toolchain=local links=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --modfile) modfile=$2; shift 2 ;;
+      --tags) tags=$2; shift 2 ;;
+      --toolchain) toolchain=$2; shift 2 ;;
+      --link) links+=("$2"); shift 2 ;;
+      *) break ;;
+    esac
+  done
   local name=$1 version=$2 moddir=$3 pkg=$4 ldflags=${5:-}
+  [ ${#links[@]} -gt 0 ] || links=("$name")
   local dest="$cache/$name-$version"
-  # the key hashes go.mod/go.sum and, for our own programs, their sources: a change rebuilds
+  # the key hashes go.mod/go.sum, for our own programs their sources, and the tags and toolchain when
+  # set: a change rebuilds
   local keyfiles=(go.mod go.sum)
+  [ -z "$modfile" ] || keyfiles=()
   case "$pkg" in ./*) keyfiles+=("$pkg");; esac
-  local key; key=$(cd "$here/go/$moddir" && find "${keyfiles[@]}" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+  local key; key=$(
+    [ -z "$modfile" ] || (cd "$here/go/$modfile" && sha256sum go.mod go.sum)
+    (cd "$here/go/$moddir" && find "${keyfiles[@]}" -type f -print0 | sort -z | xargs -0 sha256sum)
+    [ -z "$tags" ] && [ "$toolchain" = local ] || echo "tags=$tags toolchain=$toolchain"
+  ) && key=$(printf '%s\n' "$key" | sha256sum | cut -c1-12)
   dest="$dest-$key"
-  if [ -x "$dest/$name" ]; then ln -sfn "$dest/$name" "$bin/$name"; return 0; fi
-  log "building $name $version from tools/go/$moddir (cold builds take many minutes)"
-  local start=$SECONDS
+  local link
+  if [ -x "$dest/$name" ]; then
+    for link in "${links[@]}"; do ln -sfn "$dest/$name" "$bin/$link"; done
+    return 0
+  fi
+  log "building $name $version from tools/go/${modfile:-$moddir} (cold builds take many minutes)"
+  local start=$SECONDS args=(-v -trimpath -pgo=off)
+  [ -z "$modfile" ] || args+=("-modfile=$here/go/$modfile/go.mod")
+  [ -z "$tags" ] || args+=("-tags=$tags")
   mkdir -p "$dest.tmp"
-  (cd "$here/go/$moddir" && go build -v -trimpath -pgo=off -ldflags "-s -w $ldflags" -o "$dest.tmp/$name" "$pkg" 2>&1) |
+  (cd "$here/go/$moddir" && GOTOOLCHAIN=$toolchain go build "${args[@]}" -ldflags "-s -w $ldflags" -o "$dest.tmp/$name" "$pkg" 2>&1) |
     progress "$name"
   rm -rf "$dest"; mv "$dest.tmp" "$dest"
-  ln -sfn "$dest/$name" "$bin/$name"
+  for link in "${links[@]}"; do ln -sfn "$dest/$name" "$bin/$link"; done
   log "built $name $version in $((SECONDS - start))s"
 }
 
-ARGOCD_VERSION=v3.2.11
-build_argocd() {
-  build_in_module argocd "$ARGOCD_VERSION" argocd github.com/argoproj/argo-cd/v3/cmd \
-    "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}"
+# Argo CD, one line per release (minor, release, consumer module, Go toolchain, harness build tags; "-" for
+# none): the upstream multi-call binary from its module, our harnesses from tools/go/argocd/cmd against it.
+ARGOCD_VERSIONS="$here/go/argocd/versions.txt"
+
+# argocd_each KIND [MINOR]: build KIND (argocd, argocd-notify-eval or appset-eval) for MINOR, or for
+# every release; bin/KIND-<minor>, and bin/KIND for the newest (the table's last line)
+argocd_each() {
+  local kind=$1 only=${2:-} rows row minor release module toolchain tags built=""
+  mapfile -t rows < <(grep -v -e '^#' -e '^[[:space:]]*$' "$ARGOCD_VERSIONS")
+  local newest oldest; read -r newest _ <<< "${rows[-1]}"; read -r oldest _ <<< "${rows[0]}"
+  for row in "${rows[@]}"; do
+    read -r minor release module toolchain tags <<< "$row"
+    [ -z "$only" ] || [ "$only" = "$minor" ] || continue
+    # the e2e platform runs the newest and, for the lifecycle loop, the oldest: the upstream binary (the
+    # longest build) of a release between them is built only when named (argocd-<minor>)
+    [ "$kind" != argocd ] || [ -n "$only" ] || [ "$minor" = "$newest" ] || [ "$minor" = "$oldest" ] || continue
+    local opts=(--toolchain "$toolchain" --link "$kind-$minor")
+    [ "$minor" != "$newest" ] || opts+=(--link "$kind")
+    [ "$tags" = - ] || opts+=(--tags "$tags")
+    if [ "$kind" = argocd ]; then
+      build_in_module "${opts[@]}" argocd "$release" "$module" github.com/argoproj/argo-cd/v3/cmd \
+        "-X github.com/argoproj/argo-cd/v3/common.version=${release#v}"
+    else
+      [ "$module" = argocd ] || opts+=(--modfile "$module")
+      build_in_module "${opts[@]}" "$kind" "$release" argocd "./cmd/$kind"
+    fi
+    built=1
+  done
+  [ -n "$built" ] || { echo "tools/build.sh: no Argo CD $only in tools/go/argocd/versions.txt" >&2; exit 2; }
 }
 
+build_argocd() { argocd_each argocd "$@"; }
 # our notifications evaluator, built against Argo CD's own notification packages
-build_argocd_notify_eval() {
-  build_in_module argocd-notify-eval "$ARGOCD_VERSION" argocd ./cmd/argocd-notify-eval
-}
-
+build_argocd_notify_eval() { argocd_each argocd-notify-eval "$@"; }
 # our ApplicationSet evaluator: Argo CD's own plugin generator and template rendering
-build_appset_eval() {
-  build_in_module appset-eval "$ARGOCD_VERSION" argocd ./cmd/appset-eval
-}
+build_appset_eval() { argocd_each appset-eval "$@"; }
 
 ETCD_VERSION=v3.6.4
 build_etcd() {
@@ -148,4 +199,9 @@ build_capi_crds() {
 
 tools=("$@")
 [ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds)
-for t in "${tools[@]}"; do "build_${t//-/_}"; done
+for t in "${tools[@]}"; do
+  case "$t" in
+    *-v[0-9]*) base=${t%-v[0-9]*}; "build_${base//-/_}" "${t#"$base"-}" ;;  # NAME-<minor>
+    *) "build_${t//-/_}" ;;
+  esac
+done

@@ -1,5 +1,6 @@
-"""Argo CD's own plugin generator and template rendering (appset-eval, built against Argo CD's Go
-packages) against the live service: the Applications an ApplicationSet controller would create."""
+"""Argo CD's own plugin generator and template rendering (appset-eval, built against the Go packages of
+each Argo CD release tools/build.sh builds) against the live service: the Applications an ApplicationSet
+controller of that release would create."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import yaml
 
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Phase
+from tests.argocd_versions import ArgocdRelease
 from tests.conftest import REPO, require_tool
 
 from .conftest import TOKEN, LiveService
@@ -40,8 +42,8 @@ def _objects(
     return path
 
 
-def _eval(appset: Path, objects: Path) -> subprocess.CompletedProcess[str]:
-    binary = require_tool("appset-eval")
+def _eval(release: ArgocdRelease, appset: Path, objects: Path) -> subprocess.CompletedProcess[str]:
+    binary = require_tool(release.tool("appset-eval"))
     return subprocess.run(
         [str(binary), "-appset", str(appset), "-objects", str(objects)],
         capture_output=True,
@@ -51,8 +53,8 @@ def _eval(appset: Path, objects: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _applications(appset: Path, objects: Path) -> dict[str, dict[str, Any]]:
-    result = _eval(appset, objects)
+def _applications(release: ArgocdRelease, appset: Path, objects: Path) -> dict[str, dict[str, Any]]:
+    result = _eval(release, appset, objects)
     assert result.returncode == 0, result.stderr
     return {app["metadata"]["name"]: app for app in json.loads(result.stdout)["applications"]}
 
@@ -66,8 +68,10 @@ def _automated(app: dict[str, Any]) -> tuple[bool, bool, bool]:
     return (auto.get("enabled", True), auto.get("prune", False), auto.get("selfHeal", False))
 
 
-def test_example_applicationset_in_go_template_mode(live_service: LiveService, tmp_path: Path) -> None:
-    apps = _applications(EXAMPLE, _objects(live_service, tmp_path))
+def test_example_applicationset_in_go_template_mode(
+    live_service: LiveService, tmp_path: Path, argocd_release: ArgocdRelease
+) -> None:
+    apps = _applications(argocd_release, EXAMPLE, _objects(live_service, tmp_path))
     # new-1 has not passed the readiness gate; every other prod/staging cluster stays, whatever its phase
     assert sorted(apps) == [
         "guestbook-edge-7",
@@ -78,7 +82,11 @@ def test_example_applicationset_in_go_template_mode(live_service: LiveService, t
     ]
     staging = apps["guestbook-staging-1"]
     assert staging["metadata"]["namespace"] == "argocd"
-    assert staging["metadata"]["annotations"] == {
+    annotations = staging["metadata"]["annotations"]
+    # the example's subscriptions (one per catalog trigger) pass through the controller as written
+    subscriptions = {k for k in annotations if k.startswith("notifications.argoproj.io/subscribe.")}
+    assert len(subscriptions) == 11 and all(annotations[k] == "" for k in subscriptions)
+    assert {k: v for k, v in annotations.items() if k not in subscriptions} == {
         "argocd-lifecycle.io/cluster-phase": "Upgrading",
         "argocd-lifecycle.io/cluster-phase-since": "2025-03-01T08:30:00Z",
         # the upgrade gate has not decided for staging-1 (no upgrade-blockers annotation on its Secret)
@@ -103,18 +111,22 @@ def test_example_applicationset_in_go_template_mode(live_service: LiveService, t
     assert all("finalizers" not in app["metadata"] for app in apps.values())  # preserveResourcesOnDeletion
 
 
-def test_phase_change_reaches_annotations_env_and_sync_policy(live_service: LiveService, tmp_path: Path) -> None:
+def test_phase_change_reaches_annotations_env_and_sync_policy(
+    live_service: LiveService, tmp_path: Path, argocd_release: ArgocdRelease
+) -> None:
     objects = _objects(live_service, tmp_path)
-    assert _automated(_applications(EXAMPLE, objects)["guestbook-prod-eu-1"]) == (True, True, True)
+    assert _automated(_applications(argocd_release, EXAMPLE, objects)["guestbook-prod-eu-1"]) == (True, True, True)
     live_service.fleet.update("prod-eu-1", phase=Phase.UNREACHABLE)
-    app = _applications(EXAMPLE, objects)["guestbook-prod-eu-1"]
+    app = _applications(argocd_release, EXAMPLE, objects)["guestbook-prod-eu-1"]
     assert app["metadata"]["annotations"]["argocd-lifecycle.io/cluster-phase"] == "Unreachable"
     assert _env(app)["CLUSTER_PHASE"] == "Unreachable"
     assert _automated(app) == (False, False, False)
 
 
-def test_fasttemplate_mode_with_input_echo(live_service: LiveService, tmp_path: Path) -> None:
-    apps = _applications(DATA / "fasttemplate-appset.yaml", _objects(live_service, tmp_path))
+def test_fasttemplate_mode_with_input_echo(
+    live_service: LiveService, tmp_path: Path, argocd_release: ArgocdRelease
+) -> None:
+    apps = _applications(argocd_release, DATA / "fasttemplate-appset.yaml", _objects(live_service, tmp_path))
     # dropDecommissioned: true leaves old-1 out; readyOnly (default) leaves new-1 out
     assert sorted(apps) == ["guestbook-edge-7", "guestbook-prod-eu-1", "guestbook-prod-us-1", "guestbook-staging-1"]
     staging = apps["guestbook-staging-1"]
@@ -128,12 +140,14 @@ def test_fasttemplate_mode_with_input_echo(live_service: LiveService, tmp_path: 
     assert _env(staging) == {"CLUSTER_NAME": "staging-1", "CLUSTER_PHASE": "Upgrading", "CLUSTER_UPGRADE_TO": "1.31"}
 
 
-def test_refusals_reach_argo_cd_as_errors_not_empty_lists(live_service: LiveService, tmp_path: Path) -> None:
+def test_refusals_reach_argo_cd_as_errors_not_empty_lists(
+    live_service: LiveService, tmp_path: Path, argocd_release: ArgocdRelease
+) -> None:
     objects = _objects(live_service, tmp_path)
-    assert len(_applications(EXAMPLE, objects)) == 5
+    assert len(_applications(argocd_release, EXAMPLE, objects)) == 5
     for name in ("prod-eu-1", "prod-us-1", "edge-7"):
         live_service.fleet.remove(name)
-    dropped = _eval(EXAMPLE, objects)
+    dropped = _eval(argocd_release, EXAMPLE, objects)
     assert dropped.returncode == 1
     assert dropped.stdout == ""
     assert (
@@ -142,13 +156,13 @@ def test_refusals_reach_argo_cd_as_errors_not_empty_lists(live_service: LiveServ
     )
 
     live_service.fleet.set_synced(False)
-    unsynced = _eval(EXAMPLE, objects)
+    unsynced = _eval(argocd_release, EXAMPLE, objects)
     assert (
         "API error with status code 503: the cluster inventory has not listed the cluster Secrets yet"
         in unsynced.stderr
     )
 
-    wrong = _eval(EXAMPLE, _objects(live_service, tmp_path, token="not-the-token"))
+    wrong = _eval(argocd_release, EXAMPLE, _objects(live_service, tmp_path, token="not-the-token"))
     assert "API error with status code 403: the bearer token does not match the configured token" in wrong.stderr
 
 
@@ -219,7 +233,9 @@ def _parity_appset(generator: dict[str, Any], go_template: bool) -> dict[str, An
 
 
 @pytest.mark.parametrize("go_template", [True, False], ids=["goTemplate", "fasttemplate"])
-def test_drop_in_for_the_cluster_generator(live_service: LiveService, tmp_path: Path, go_template: bool) -> None:
+def test_drop_in_for_the_cluster_generator(
+    live_service: LiveService, tmp_path: Path, argocd_release: ArgocdRelease, go_template: bool
+) -> None:
     fleet = live_service.fleet
     for cluster in fleet.clusters():
         fleet.remove(cluster.name)
@@ -246,7 +262,7 @@ def test_drop_in_for_the_cluster_generator(live_service: LiveService, tmp_path: 
     }.items():
         appset = tmp_path / f"{kind}.yaml"
         appset.write_text(yaml.safe_dump(_parity_appset(generator, go_template)))
-        runs[kind] = _applications(appset, objects)
+        runs[kind] = _applications(argocd_release, appset, objects)
     assert sorted(runs["plugin"]) == ["p-edge.7", "p-istanbul-1", "p-prod-eu-2"]
     assert runs["plugin"] == runs["clusters"]
     if go_template:

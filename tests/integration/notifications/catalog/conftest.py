@@ -5,6 +5,7 @@ import datetime as dt
 import pytest
 
 from argocd_lifecycle.notifications.catalog.build import Catalog, build
+from tests.argocd_versions import ArgocdRelease
 from tests.integration.notifications.catalog.engine import Evaluator, configmap_for_engine
 
 
@@ -20,5 +21,7 @@ def now() -> dt.datetime:
 
 
 @pytest.fixture(scope="session")
-def engine(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Evaluator:
-    return Evaluator(tmp_path_factory.mktemp("notify-eval"), configmap_for_engine(catalog))
+def engine(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog, argocd_release: ArgocdRelease) -> Evaluator:
+    """The catalog in the notifications engine of each Argo CD release: every test using it runs per release."""
+    workdir = tmp_path_factory.mktemp(f"notify-eval-{argocd_release.minor}")
+    return Evaluator(workdir, configmap_for_engine(catalog), release=argocd_release)

@@ -1,4 +1,5 @@
-"""Drive `argocd-notify-eval` (Argo CD's notification engine) over the catalog and the fixture table."""
+"""Drive `argocd-notify-eval` (Argo CD's notification engine, of one Argo CD release) over the catalog and
+the fixture table."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from argocd_lifecycle.notifications.catalog.build import Catalog
 from argocd_lifecycle.notifications.catalog.formats import configmap
+from tests.argocd_versions import ArgocdRelease
 from tests.conftest import REPO, require_tool
 
 FIXTURES = REPO / "tests" / "fixtures" / "notifications"
@@ -25,6 +28,14 @@ WEBHOOK_FIELDS = ("trigger", "severity", "app", "namespace", "project", "cluster
 WEBHOOK_FIELDS += ("syncStatus", "health", "message")  # no URL: the receiver builds its links itself
 _RELATIVE = re.compile(r"@now-(\d+)([smhd])")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+#: what every installation has (Argo CD creates it): from v3.4 the engine looks up the Application's
+#: AppProject for the `appProject` variable and warns when it is missing
+DEFAULT_PROJECT = {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "AppProject",
+    "metadata": {"name": "default", "namespace": "argocd"},
+    "spec": {"sourceRepos": ["*"], "destinations": [{"server": "*", "namespace": "*"}]},
+}
 
 
 def rfc3339(when: dt.datetime) -> str:
@@ -83,6 +94,11 @@ class Result:
     def errors(self) -> list[str]:
         return [f"{e['trigger']}: {e['error']}" for e in self.entries if e.get("error")]
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the engine logged at warning level, per entry (the exit code stays 0)."""
+        return [f"{e['trigger']}: {w}" for e in self.entries for w in e.get("warnings", [])]
+
     def entry(self, trigger: str) -> dict[str, Any]:
         (found,) = [e for e in self.entries if e["trigger"] == trigger]
         return found
@@ -97,13 +113,26 @@ def configmap_for_engine(catalog: Catalog, extra: dict[str, str] | None = None) 
 
 
 class Evaluator:
-    """Runs argocd-notify-eval with one ConfigMap; each call writes the Application to a file."""
+    """Runs one release's argocd-notify-eval with one ConfigMap and, unless ``project`` is None, an
+    AppProject for `appProject` (v3.4+); each call writes the Application to a file. A warning the engine
+    logs fails the test unless ``allow_warnings``: none of the catalog's evaluations may differ so."""
 
-    def __init__(self, workdir: Path, cm: dict[str, Any]) -> None:
-        self.binary = require_tool("argocd-notify-eval")
+    def __init__(
+        self,
+        workdir: Path,
+        cm: dict[str, Any],
+        *,
+        release: ArgocdRelease,
+        project: dict[str, Any] | None = DEFAULT_PROJECT,
+        allow_warnings: bool = False,
+    ) -> None:
+        self.release = release
+        self.allow_warnings = allow_warnings
+        self.binary = require_tool(release.tool("argocd-notify-eval"))
         self.workdir = workdir
         self.cm_path = workdir / "argocd-notifications-cm.yaml"
         self.cm_path.write_text(yaml.safe_dump(cm, allow_unicode=True), encoding="utf-8")
+        self.project = project
         self._count = 0
 
     def run(self, app: dict[str, Any] | str, *triggers: str) -> Result:
@@ -111,11 +140,33 @@ class Evaluator:
         app_path = self.workdir / f"app-{self._count}.json"
         app_path.write_text(app if isinstance(app, str) else json.dumps(app, ensure_ascii=False), encoding="utf-8")
         argv = [str(self.binary), "--configmap", str(self.cm_path), "--app", str(app_path)]
+        if self.project is not None:
+            # the Application's own AppProject, as Argo CD has it for every Application it manages (a
+            # fixture's hostile project name included): the engine looks it up from v3.4 on
+            project = json.loads(json.dumps(self.project))
+            project["metadata"]["name"] = _project_of(app)
+            project_path = self.workdir / f"appproject-{self._count}.json"
+            project_path.write_text(json.dumps(project, ensure_ascii=False), encoding="utf-8")
+            argv += ["--project", str(project_path)]
         for trigger in triggers:
             argv += ["--trigger", trigger]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
         entries = json.loads(proc.stdout) if proc.stdout.strip() else []
-        return Result(proc.returncode, entries, proc.stderr)
+        result = Result(proc.returncode, entries, proc.stderr)
+        if result.warnings and not self.allow_warnings:
+            pytest.fail(f"Argo CD {self.release.release}'s engine warned: {result.warnings}", pytrace=False)
+        return result
+
+
+def _project_of(app: dict[str, Any] | str) -> str:
+    """spec.project of an Application given as a mapping or as JSON/YAML text ("default" when unset)."""
+    try:
+        doc = yaml.safe_load(app) if isinstance(app, str) else app
+    except yaml.YAMLError:
+        return "default"  # text the engine refuses as --app: no project is read
+    spec = doc.get("spec") if isinstance(doc, dict) else None
+    project = spec.get("project") if isinstance(spec, dict) else None
+    return project if isinstance(project, str) and project else "default"
 
 
 _clock = itertools.count(1_764_403_200, 60)

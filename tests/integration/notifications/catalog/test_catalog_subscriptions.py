@@ -1,5 +1,5 @@
 """Subscription annotations as the ApplicationSet template writes them, parsed by the notifications
-engine's own `pkg/subscriptions` (through argocd-notify-eval's destinations)."""
+engine's own `pkg/subscriptions` of each Argo CD release (through argocd-notify-eval's destinations)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import yaml
 
 from argocd_lifecycle.notifications.catalog.build import Catalog
 from argocd_lifecycle.notifications.catalog.formats import markdown, subscription_annotations
+from tests.argocd_versions import ArgocdRelease
 from tests.integration.notifications.catalog.engine import Evaluator, configmap_for_engine
 
 pytestmark = pytest.mark.upstream
@@ -31,9 +32,9 @@ def test_documented_annotations_subscribe_every_trigger_to_the_webhook(engine: E
         assert entry["destinations"][0]["stateKey"] == f"{entry['trigger']}:{entry['key']}:argocd-lifecycle:"
 
 
-def test_slack_channels_and_default_triggers(tmp_path: Path, catalog: Catalog) -> None:
+def test_slack_channels_and_default_triggers(tmp_path: Path, catalog: Catalog, argocd_release: ArgocdRelease) -> None:
     cm = configmap_for_engine(catalog, {"defaultTriggers": "- on-cluster-unreachable\n- on-cluster-recovered\n"})
-    engine = Evaluator(tmp_path, cm)
+    engine = Evaluator(tmp_path, cm, release=argocd_release)
     annotations = {
         "notifications.argoproj.io/subscribe.on-health-degraded-too-long.slack": "ops-alerts; platform",
         "notifications.argoproj.io/subscribe.on-health-recovered.slack": "ops-alerts;platform",
@@ -48,9 +49,12 @@ def test_slack_channels_and_default_triggers(tmp_path: Path, catalog: Catalog) -
     assert destinations["on-self-heal"] == []
 
 
-def test_dotted_names_would_break_subscriptions(tmp_path: Path, catalog: Catalog) -> None:
+def test_dotted_names_would_break_subscriptions(
+    tmp_path: Path, catalog: Catalog, argocd_release: ArgocdRelease
+) -> None:
     """Why no catalog name has a dot: the engine splits the annotation key on '.'."""
-    engine = Evaluator(tmp_path, configmap_for_engine(catalog, {"trigger.on.dotted": json.dumps([{"when": "true"}])}))
+    cm = configmap_for_engine(catalog, {"trigger.on.dotted": json.dumps([{"when": "true"}])})
+    engine = Evaluator(tmp_path, cm, release=argocd_release)
     result = engine.run(_app({"notifications.argoproj.io/subscribe.on.dotted.argocd-lifecycle": ""}), "on.dotted")
     assert result.entry("on.dotted")["destinations"] == []
     assert all("." not in t.name for t in catalog.triggers)

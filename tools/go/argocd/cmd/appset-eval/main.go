@@ -31,11 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 
-	"context"
-
-	"k8s.io/apimachinery/pkg/runtime"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-
 	"github.com/argoproj/argo-cd/v3/applicationset/controllers/template"
 	"github.com/argoproj/argo-cd/v3/applicationset/generators"
 	"github.com/argoproj/argo-cd/v3/applicationset/utils"
@@ -77,14 +72,9 @@ func run(appsetPath, objectsPath, namespace string, out io.Writer) error {
 		return err
 	}
 	kube := fake.NewClientBuilder().WithObjects(objects...).Build()
-	runtimeObjects := make([]runtime.Object, len(objects))
-	for i, obj := range objects {
-		runtimeObjects[i] = obj
-	}
-	clientset := kubefake.NewClientset(runtimeObjects...)
 	gens := map[string]generators.Generator{
 		"Plugin":   generators.NewPluginGenerator(kube, namespace),
-		"Clusters": generators.NewClusterGenerator(context.Background(), kube, clientset, namespace),
+		"Clusters": clusterGenerator(kube, objects, namespace),
 	}
 	logCtx := log.WithField("applicationset", appSet.Name)
 	apps, reason, err := template.GenerateApplications(logCtx, *appSet, gens, &utils.Render{}, kube)

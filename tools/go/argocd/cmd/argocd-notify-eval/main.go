@@ -3,11 +3,17 @@
 // notifications engine, the expression variables come from Argo CD's own settings package, and
 // templates are rendered through the engine's API into a capturing service.
 //
-//	argocd-notify-eval --configmap CM.yaml --app APP.(json|yaml) [--trigger NAME ...]
+//	argocd-notify-eval --configmap CM.yaml --app APP.(json|yaml) [--project PROJ.(json|yaml)] [--trigger NAME ...]
 //
 // Prints a JSON array with one entry per condition of each trigger. A runtime error in a `when` or
 // `oncePer` expression, or in a template, is reported as "error" in the entry and makes the exit
-// code 1. Usage errors and unreadable input exit with 2.
+// code 1; what the engine logs at warning level while evaluating an entry is in its "warnings" (the
+// exit code stays 0). Usage errors and unreadable input exit with 2.
+//
+// From Argo CD v3.4 every trigger and template also sees `appProject`, the Application's AppProject
+// (spec.project, default "default"): --project gives the one AppProject the lookup finds. Without it,
+// or for another name, the lookup fails as for a missing AppProject: Argo CD logs a warning and sets
+// `appProject` to {}. Releases before v3.4 have no `appProject` and never look it up.
 package main
 
 import (
@@ -29,7 +35,9 @@ import (
 	"github.com/argoproj/notifications-engine/pkg/triggers"
 	log "github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/yaml"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
@@ -49,8 +57,9 @@ func (c *capture) Send(n services.Notification, _ services.Destination) error {
 }
 
 // noRepoServer stands in for the repo-server behind the `repo.*` expression helpers: this tool
-// runs without one, so those helpers fail loudly instead of inventing commit metadata.
-type noRepoServer struct{}
+// runs without one, so those helpers fail loudly instead of inventing commit metadata. It also
+// answers the AppProject lookups of Argo CD v3.4+ from --project.
+type noRepoServer struct{ project *unstructured.Unstructured }
 
 var errNoRepoServer = errors.New("repo.* helpers need an Argo CD repo-server, which argocd-notify-eval does not have")
 
@@ -62,14 +71,30 @@ func (noRepoServer) GetAppDetails(context.Context, *v1alpha1.Application) (*shar
 	return nil, errNoRepoServer
 }
 
-// errorHook collects what the engine logs at error level: the trigger service logs (and then
-// treats as false) a failing `when` instead of returning it.
-type errorHook struct{ messages []string }
+// GetAppProject (Argo CD v3.4+) finds only the --project AppProject; any other name is not found,
+// which Argo CD logs as a warning before it sets `appProject` to {}.
+func (s noRepoServer) GetAppProject(_ context.Context, name string) (*unstructured.Unstructured, error) {
+	if s.project == nil || s.project.GetName() != name {
+		return nil, fmt.Errorf("appproject %q not found (argocd-notify-eval knows only the --project AppProject)", name)
+	}
+	return s.project.DeepCopy(), nil
+}
 
-func (h *errorHook) Levels() []log.Level { return []log.Level{log.ErrorLevel} }
+// SetAppProjectInformer (Argo CD v3.4+): the controller wires its informer here; there is none.
+func (noRepoServer) SetAppProjectInformer(cache.SharedIndexInformer) {}
 
-func (h *errorHook) Fire(e *log.Entry) error {
-	h.messages = append(h.messages, e.Message)
+// logHook collects what the engine logs at error level (the trigger service logs, and then treats as
+// false, a failing `when` instead of returning it) and, apart, at warning level.
+type logHook struct{ errors, warnings []string }
+
+func (h *logHook) Levels() []log.Level { return []log.Level{log.ErrorLevel, log.WarnLevel} }
+
+func (h *logHook) Fire(e *log.Entry) error {
+	if e.Level == log.WarnLevel {
+		h.warnings = append(h.warnings, e.Message)
+	} else {
+		h.errors = append(h.errors, e.Message)
+	}
 	return nil
 }
 
@@ -90,6 +115,7 @@ type entry struct {
 	Rendered     map[string]json.RawMessage `json:"rendered"`
 	Destinations []destination              `json:"destinations"`
 	Error        string                     `json:"error,omitempty"`
+	Warnings     []string                   `json:"warnings,omitempty"`
 }
 
 type stringList []string
@@ -106,13 +132,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	cmPath := fs.String("configmap", "", "argocd-notifications-cm as YAML or JSON")
 	appPath := fs.String("app", "", "the Application as YAML or JSON")
+	projectPath := fs.String("project", "", "the AppProject `appProject` is looked up in (Argo CD v3.4+), as YAML or JSON")
 	var names stringList
 	fs.Var(&names, "trigger", "trigger to evaluate (repeatable; default: every trigger in the ConfigMap)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *cmPath == "" || *appPath == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: argocd-notify-eval --configmap CM.yaml --app APP.(json|yaml) [--trigger NAME ...]")
+		fmt.Fprintln(stderr, "usage: argocd-notify-eval --configmap CM.yaml --app APP.(json|yaml) [--project PROJ.(json|yaml)] [--trigger NAME ...]")
 		return 2
 	}
 	cm := &corev1.ConfigMap{}
@@ -125,12 +152,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: --app %s: %v\n", *appPath, err)
 		return 2
 	}
+	repo := noRepoServer{}
+	if *projectPath != "" {
+		project := map[string]any{}
+		if err := readInto(*projectPath, &project); err != nil {
+			fmt.Fprintf(stderr, "error: --project %s: %v\n", *projectPath, err)
+			return 2
+		}
+		repo.project = &unstructured.Unstructured{Object: project}
+		if repo.project.GetKind() != "AppProject" || repo.project.GetName() == "" {
+			fmt.Fprintf(stderr, "error: --project %s: not an AppProject with a metadata.name\n", *projectPath)
+			return 2
+		}
+	}
 
 	log.SetOutput(io.Discard)
-	hook := &errorHook{}
+	hook := &logHook{}
 	log.AddHook(hook)
 
-	entries, err := evaluate(cm, app, names, hook)
+	entries, err := evaluate(cm, app, repo, names, hook)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
@@ -174,13 +214,13 @@ func readInto(path string, into any) error {
 	return utiljson.Unmarshal(js, into)
 }
 
-func evaluate(cm *corev1.ConfigMap, app map[string]any, names []string, hook *errorHook) ([]entry, error) {
+func evaluate(cm *corev1.ConfigMap, app map[string]any, repo noRepoServer, names []string, hook *logHook) ([]entry, error) {
 	secret := &corev1.Secret{}
 	cfg, err := api.ParseConfig(cm, secret)
 	if err != nil {
 		return nil, fmt.Errorf("parse ConfigMap: %w", err)
 	}
-	factory := settings.GetFactorySettings(noRepoServer{}, "argocd-notifications-secret", "argocd-notifications-cm", false)
+	factory := settings.GetFactorySettings(repo, "argocd-notifications-secret", "argocd-notifications-cm", false)
 	getVars, err := factory.InitGetVars(cfg, cm, secret)
 	if err != nil {
 		return nil, fmt.Errorf("init variables: %w", err)
@@ -218,7 +258,9 @@ func evaluate(cm *corev1.ConfigMap, app map[string]any, names []string, hook *er
 			if e.Templates == nil {
 				e.Templates = []string{}
 			}
-			// Attribute engine errors to this condition by evaluating it alone through the same service.
+			// Attribute engine errors to this condition by evaluating it alone through the same service;
+			// the warnings are those logged while this entry is evaluated and rendered.
+			hook.warnings = nil
 			e.Error = conditionError(name, conditions[i], getVars(app, services.Destination{}), hook)
 			for _, d := range sortedDestinations(dests[name]) {
 				e.Destinations = append(e.Destinations, destination{
@@ -240,22 +282,36 @@ func evaluate(cm *corev1.ConfigMap, app map[string]any, names []string, hook *er
 					e.Rendered[tmpl] = raw
 				}
 			}
+			e.Warnings = unique(hook.warnings)
 			entries = append(entries, e)
 		}
 	}
 	return entries, nil
 }
 
-func conditionError(name string, condition triggers.Condition, vars map[string]any, hook *errorHook) string {
+func conditionError(name string, condition triggers.Condition, vars map[string]any, hook *logHook) string {
 	single, err := triggers.NewService(map[string][]triggers.Condition{name: {condition}})
 	if err != nil {
 		return err.Error()
 	}
-	hook.messages = nil
+	hook.errors = nil
 	if _, err := single.Run(name, vars); err != nil {
 		return err.Error()
 	}
-	return strings.Join(hook.messages, "; ")
+	return strings.Join(hook.errors, "; ")
+}
+
+// unique keeps the first of each message, in order: every variable lookup logs its own warning.
+func unique(messages []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range messages {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // subscribedDestinations resolves destinations like the controller: global subscriptions from the
