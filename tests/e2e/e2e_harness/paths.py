@@ -8,10 +8,23 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+from tests.argocd_versions import E2E_ENV, NEWEST, ArgocdRelease, UnknownRelease, select
+
 from .procs import HarnessError
 
 REPO = Path(__file__).resolve().parents[3]
-ARTIFACTS = REPO / "test-artifacts" / "e2e"
+
+
+def _artifacts() -> Path:
+    """The newest release's logs and timings in test-artifacts/e2e, another's in e2e-<minor>."""
+    try:
+        release = select(os.environ.get(E2E_ENV))
+    except UnknownRelease:
+        release = NEWEST  # the platform then fails naming the variable (argocd_release)
+    return REPO / "test-artifacts" / ("e2e" if release is NEWEST else f"e2e-{release.minor}")
+
+
+ARTIFACTS = _artifacts()
 VENV_BIN = REPO / ".venv" / "bin"
 ARGOCD_MODULE = "github.com/argoproj/argo-cd/v3"
 
@@ -31,6 +44,26 @@ def tool(name: str) -> Path:
     return path
 
 
+@cache
+def argocd_release() -> ArgocdRelease:
+    """The Argo CD release the platform runs: the newest built unless ARGOCD_LIFECYCLE_E2E_ARGOCD names
+    another minor (or release) of tools/go/argocd/versions.txt."""
+    try:
+        return select(os.environ.get(E2E_ENV))
+    except UnknownRelease as exc:
+        raise HarnessError(str(exc)) from None
+
+
+def argocd() -> Path:
+    """That release's argocd binary (tools/build.sh links each as argocd-<minor>)."""
+    release = argocd_release()
+    path = tools_bin() / release.tool("argocd")
+    if not os.access(path, os.X_OK):
+        build = f"tools/build.sh {release.tool('argocd')}"
+        raise HarnessError(f"Argo CD {release.release} is not built ({path} missing): run `{build}`")
+    return path
+
+
 def system_binary(name: str, package: str) -> Path:
     found = shutil.which(name)
     if not found:
@@ -47,9 +80,11 @@ def our_cli() -> Path:
 
 @cache
 def argocd_source() -> Path:
-    """Argo CD's module folder in the Go module cache (manifests/crds, manifests/base): read, never copied."""
-    moddir = REPO / "tools" / "go" / "argocd"
-    env = {**os.environ, "GOTOOLCHAIN": "local"}
+    """The platform's Argo CD module folder in the Go module cache (manifests/crds, manifests/base): read,
+    never copied."""
+    release = argocd_release()
+    moddir = release.go_mod.parent
+    env = {**os.environ, "GOTOOLCHAIN": release.toolchain}
     try:  # read-only: never touches the consumer module's go.mod/go.sum
         out = subprocess.run(
             ["go", "list", "-m", "-mod=readonly", "-f", "{{.Dir}}", ARGOCD_MODULE],
@@ -60,5 +95,6 @@ def argocd_source() -> Path:
         raise HarnessError(f"cannot locate {ARGOCD_MODULE} in the Go module cache: {detail.strip()}") from exc
     path = Path(out.stdout.strip())
     if not out.stdout.strip() or not (path / "manifests" / "crds").is_dir():
-        raise HarnessError(f"{ARGOCD_MODULE} is not in the Go module cache: run `tools/build.sh argocd`")
+        build = f"tools/build.sh {release.tool('argocd')}"
+        raise HarnessError(f"{ARGOCD_MODULE} {release.release} is not in the Go module cache: run `{build}`")
     return path

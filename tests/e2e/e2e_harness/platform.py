@@ -37,7 +37,7 @@ class Binaries:
         return cls(
             paths.tool("etcd"),
             paths.tool("kube-apiserver"),
-            paths.tool("argocd"),
+            paths.argocd(),
             paths.system_binary("redis-server", "redis-server"),
             paths.our_cli(),
         )
