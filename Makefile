@@ -8,7 +8,7 @@ export GOTOOLCHAIN := local
 TOOLS_PATH := $(shell tools/build.sh --path)
 export PATH := $(TOOLS_PATH):$(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: help venv install system tools tools-path lint typecheck unit docs test image demo demo-render bench soak clean
+.PHONY: help venv install system tools tools-path lint typecheck unit docs test image release demo demo-render bench soak clean
 
 help:
 	@echo "make demo   - the lifecycle loop on real kube-apiserver, etcd and Argo CD, narrated (the main job)"
@@ -16,6 +16,7 @@ help:
 	@echo "make test   - lint, type-check and run the whole test suite (builds tools when missing)"
 	@echo "make tools  - build the pinned upstream tools into $(TOOLS_PATH)"
 	@echo "make docs   - build the docs site into build/site (mkdocs build --strict)"
+	@echo "make release VERSION=x.y.z - chart package, image archive, SBOM and checksums in build/release"
 	@echo "make image  - build the OCI image without a container engine (build/image/argocd-lifecycle.oci.tar)"
 
 $(VENV)/.stamp: pyproject.toml
@@ -59,6 +60,12 @@ test: system install tools lint typecheck docs image
 # The image, daemonless and reproducible (tools/image/build.sh; as root): prints its digest and size.
 image: system install tools
 	tools/image/build.sh
+
+# The release artifacts (deploy/release/release.sh): VERSION must be pyproject.toml's version.
+release:
+	deploy/release/release.sh --check "$(VERSION)"
+	$(MAKE) image
+	deploy/release/release.sh "$(VERSION)"
 
 # The main job: the lifecycle loop on real upstream components, narrated (end-to-end scenarios 1-4, README "End-to-end").
 demo: system install tools image
