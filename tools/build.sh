@@ -197,8 +197,16 @@ build_capi_crds() {
   log "Cluster API $CAPI_VERSION CRDs in $dest ($(find "$dest" -name '*.yaml' | wc -l) files)"
 }
 
+# an OCI registry on loopback for the release round trip (tests/integration/deploy/test_release.py):
+# go-containerregistry's in-memory registry, `registry -port 0` logs the port it serves on; v0.22.1 is the
+# newest release the proxy serves (v0.22.2 and v0.23.0 are refused)
+GGCR_VERSION=v0.22.1
+build_registry() {
+  install_go registry "$GGCR_VERSION" "github.com/google/go-containerregistry/cmd/registry@$GGCR_VERSION"
+}
+
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds registry)
 for t in "${tools[@]}"; do
   case "$t" in
     *-v[0-9]*) base=${t%-v[0-9]*}; "build_${base//-/_}" "${t#"$base"-}" ;;  # NAME-<minor>
