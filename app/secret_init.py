@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.kube import Kube, KubeConflict, KubeNotFound, KubeSettings, connect
+from argocd_lifecycle.kube.client import Kube, KubeConflict, KubeNotFound, KubeSettings, connect
 
 ALPHABET = string.ascii_letters + string.digits  # safe in a header, a file and a `$secret:key` reference
 MIN_LENGTH, MAX_LENGTH, DEFAULT_LENGTH = 32, 4096, 48

@@ -149,9 +149,9 @@ def identification(name: str, argv: list[str], cwd: Path, runs: int) -> None:
 def plain_files(name: str, app: Path, runs: int) -> None:
     """In-process: a plain app's files read and printed as the plugin does (each document identified
     from its text and printed as written) against loading every object and writing it out."""
-    from argocd_lifecycle import yamlio
     from argocd_lifecycle.plugin.parse import parse_stream
     from argocd_lifecycle.plugin.passthrough import read_stream
+    from argocd_lifecycle.yaml import yamlio
 
     files = [(p.name, p.read_text()) for p in sorted(app.glob("*.yaml"))]
     kept: list[float] = []

@@ -42,7 +42,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from argocd_lifecycle import yamlio  # noqa: E402
+from argocd_lifecycle.yaml import yamlio  # noqa: E402
 from argocd_lifecycle.plugin.masking import Masker  # noqa: E402
 from argocd_lifecycle.plugin.render import kustomize_refs  # noqa: E402
 from argocd_lifecycle.plugin.settings import PluginSettings  # noqa: E402

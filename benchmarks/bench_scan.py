@@ -27,7 +27,6 @@ from pathlib import Path
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import builtin
 from argocd_lifecycle.plugin.documents import index_documents, walk_documents
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
@@ -37,6 +36,7 @@ from argocd_lifecycle.plugin.rewrite.scan import Scanner
 from argocd_lifecycle.plugin.rewrite.scan_files import scan_paths
 from argocd_lifecycle.plugin.rewrite.sources import list_sources, read
 from argocd_lifecycle.plugin.rewrite.target import Target
+from argocd_lifecycle.yaml import yamlio
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = str(REPO / ".venv" / "bin" / "argocd-lifecycle")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from argocd_lifecycle.kube_wire import KubeObject
+from argocd_lifecycle.kube.wire import KubeObject
 
 
 class DestinationWire(TypedDict, total=False):

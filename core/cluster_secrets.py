@@ -26,7 +26,7 @@ from typing import Any, TypedDict, cast
 from argocd_lifecycle import base64_text
 from argocd_lifecycle.certs import CertificateError, canonical_bundle, earliest_expiry
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.kube_wire import KubeObject
+from argocd_lifecycle.kube.wire import KubeObject
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 
 #: a cluster name, like a Kubernetes object name: ApplicationSet templates stamp it into names and labels

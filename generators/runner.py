@@ -35,7 +35,7 @@ from argocd_lifecycle.generators.service.readiness import Watches
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.generators.settings import ServeSettings
 from argocd_lifecycle.http import server
-from argocd_lifecycle.kube import Kube, KubeSettings, connect
+from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin.walk import check_symlinks
+from argocd_lifecycle.yaml import yamlio
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, str]) -> None:

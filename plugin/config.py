@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.parameters import SPECS
 from argocd_lifecycle.plugin.settings import MARKER
+from argocd_lifecycle.yaml import yamlio
 
 PLUGIN_NAME = "argocd-lifecycle"
 PLUGIN_VERSION = "v1"

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import kube_yaml
+from argocd_lifecycle.yaml import kube_yaml
 
 #: libyaml's own parser, which can parse a stream without building events (PyYAML's C extension;
 #: without it the event walk does all of it)

@@ -4,7 +4,7 @@ The plugin passes every document no transform changes through byte for byte, and
 report and copy documents the same way, so all three need each document's span and identity
 (``apiVersion``, ``kind``, ``metadata.name``/``generateName``/``namespace``) but not the object. libyaml's
 event stream gives both about twice as fast as building the documents, and it checks the syntax of the
-whole stream on the way. Identity scalars are read with Kubernetes' rules (core/kube_yaml.py).
+whole stream on the way. Identity scalars are read with Kubernetes' rules (core/yaml/kube_yaml.py).
 
 A document whose identity or meaning the events cannot settle is marked inexact and its callers load it
 in full (under the loader's limits): aliases, explicit tags, merge and complex keys, identity values that
@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import kube_yaml, yamlio
 from argocd_lifecycle.plugin import doc_text
+from argocd_lifecycle.yaml import kube_yaml, yamlio
 
 #: libyaml's parser alone (no resolver or constructor is needed for events)
 _PARSER: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None) or yaml.SafeLoader

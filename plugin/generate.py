@@ -8,7 +8,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import guards, masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
@@ -16,6 +15,7 @@ from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.render import start as render
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.transforms import plan as transforms
+from argocd_lifecycle.yaml import yamlio
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import knowledge_base
 from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase, minor
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
+from argocd_lifecycle.yaml import yamlio
 
 #: the Kubernetes release whose OpenAPI schema kustomize v5 compiles in (kyaml's DefaultOpenAPI)
 KUSTOMIZE_SCHEMA: Key = (1, 21)

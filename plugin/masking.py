@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle.yaml import yamlio
 
 #: shorter texts are not masked: they would blank out line numbers and short words everywhere
 MIN_SECRET = 4

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import json_syntax_error
 from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.yaml import yamlio
 
 
 @dataclass

@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin import doc_text
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents, load_document
 from argocd_lifecycle.plugin.manifest import Identity, Manifest, Obj
 from argocd_lifecycle.plugin.parse import Budget, load_documents, syntax_error, to_manifests
+from argocd_lifecycle.yaml import yamlio
 
 
 def _identity(doc: DocInfo) -> Identity | None:

@@ -12,14 +12,14 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.parameters import Parameters, ParamValue, Value, is_release_name, parse_parameters
 from argocd_lifecycle.plugin.render.detect import detect
 from argocd_lifecycle.plugin.walk import refuse_outside
 from argocd_lifecycle.versions import KubeVersion
-from argocd_lifecycle.yamlio import DEFAULT_LIMITS, Limits
+from argocd_lifecycle.yaml import yamlio
+from argocd_lifecycle.yaml.yamlio import DEFAULT_LIMITS, Limits
 
 MARKER = ".argocd-lifecycle.yaml"
 #: a Kubernetes namespace: an RFC 1123 label

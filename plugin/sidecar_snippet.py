@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle import __version__, yamlio
+from argocd_lifecycle import __version__
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.yaml import yamlio
 
 # Argo CD's fixed paths (argo-cd common/common.go, manifests/base/repo-server).
 CMP_SERVER = "/var/run/argocd/argocd-cmp-server"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import COMPILED, TABLE, parse_rules
 from argocd_lifecycle.deprecations.rules import BUILTIN, ApiRule, Replacement
+from argocd_lifecycle.yaml import yamlio
 
 HEADER = '''"""The built-in deprecation table, compiled from deprecations.yaml by
 `python -m argocd_lifecycle.deprecations` (then `ruff format`): do not edit, edit the YAML."""

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations import table
 from argocd_lifecycle.deprecations.rules import ApiRule, Key, KnowledgeBase, Replacement
 from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.versions import KubeVersion
+from argocd_lifecycle.yaml import yamlio
 
 SCHEMA = "argocd-lifecycle.io/deprecations/v1"
 

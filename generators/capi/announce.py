@@ -24,7 +24,7 @@ from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.inventory import Change
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleEvent, Tracked
 from argocd_lifecycle.generators.fleet.writer import Writer
-from argocd_lifecycle.kube import KubeError
+from argocd_lifecycle.kube.client import KubeError
 from argocd_lifecycle.model import Reason
 from argocd_lifecycle.times import format_rfc3339
 

@@ -19,11 +19,12 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import base64_text, yamlio
+from argocd_lifecycle import base64_text
 from argocd_lifecycle.cluster_secrets import ClusterConfigWire, SecretWire, TLSClientConfigWire
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.capi.names import KUBECONFIG_KEY, KUBECONFIG_TYPE
 from argocd_lifecycle.generators.capi.servers import InvalidServer, parse_server
+from argocd_lifecycle.yaml import yamlio
 
 #: a kubeconfig with one cluster is a few kilobytes; this leaves room for CA bundles
 MAX_BYTES = 256 * 1024

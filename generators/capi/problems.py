@@ -17,7 +17,7 @@ from typing import Any
 
 from argocd_lifecycle.generators.capi.names import Resource
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
-from argocd_lifecycle.kube import KubeError
+from argocd_lifecycle.kube.client import KubeError
 from argocd_lifecycle.times import format_rfc3339
 
 log = logging.getLogger(__name__)

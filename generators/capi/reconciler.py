@@ -50,7 +50,7 @@ from argocd_lifecycle.generators.capi.servers import Holders, InvalidServer, par
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
 from argocd_lifecycle.generators.fleet.inventory import Change, Inventory
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
+from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeConflict, KubeError, KubeNotFound
 from argocd_lifecycle.model import Annotation, Phase, Reason
 
 log = logging.getLogger(__name__)

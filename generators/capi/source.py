@@ -30,7 +30,7 @@ from argocd_lifecycle.generators.capi.store import ScopeState, Store, Table
 from argocd_lifecycle.generators.fleet.engine import FleetEngine
 from argocd_lifecycle.generators.fleet.events import EventRecorder
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
-from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
+from argocd_lifecycle.kube.client import Kube, KubeError, KubeNotFound
 
 log = logging.getLogger(__name__)
 SECRETS = "secrets"

@@ -30,7 +30,7 @@ from typing import Any
 from argocd_lifecycle.backoff import Backoff
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
 from argocd_lifecycle.generators.fleet.view import ClusterState, Target
-from argocd_lifecycle.kube import Kube
+from argocd_lifecycle.kube.client import Kube
 from argocd_lifecycle.model import Annotation, Phase
 
 GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"

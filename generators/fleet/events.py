@@ -12,7 +12,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeNotFound
+from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeConflict, KubeNotFound
 from argocd_lifecycle.model import EVENT_SOURCE
 
 

@@ -20,11 +20,11 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.bugs import describe
 from argocd_lifecycle.cluster_secrets import SecretWire
 from argocd_lifecycle.errors import LifecycleError, UsageError
 from argocd_lifecycle.generators.fleet.inventory import Inventory
+from argocd_lifecycle.yaml import yamlio
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.view import Hold
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeConflict, KubeError
+from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeConflict, KubeError
 from argocd_lifecycle.model import PREFIX
 from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
 

@@ -13,7 +13,7 @@ from argocd_lifecycle.backoff import Backoff
 from argocd_lifecycle.cluster_secrets import SecretWire
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
-from argocd_lifecycle.kube import Kube
+from argocd_lifecycle.kube.client import Kube
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 
 SELECTOR = f"{CLUSTER_SECRET_LABEL}={CLUSTER_SECRET_LABEL_VALUE}"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle.kube import Kube, KubeConflict, KubeError, KubeNotFound
+from argocd_lifecycle.kube.client import Kube, KubeConflict, KubeError, KubeNotFound
 from argocd_lifecycle.times import format_rfc3339
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from typing import Any
 
 from argocd_lifecycle.backoff import Backoff
 from argocd_lifecycle.bugs import describe
-from argocd_lifecycle.kube import Kube, KubeError, KubeGone
+from argocd_lifecycle.kube.client import Kube, KubeError, KubeGone
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from argocd_lifecycle.kube import MERGE_PATCH, Kube, KubeError
+from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeError
 from argocd_lifecycle.model import PREFIX, Annotation
 from argocd_lifecycle.times import format_rfc3339
 

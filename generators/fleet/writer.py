@@ -18,7 +18,7 @@ from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.inventory import Change
 from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, LifecycleEvent, Tracked
-from argocd_lifecycle.kube import Kube, KubeError
+from argocd_lifecycle.kube.client import Kube, KubeError
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.times import format_rfc3339
 

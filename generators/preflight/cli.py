@@ -22,7 +22,7 @@ from argocd_lifecycle.generators.preflight.clusters import resolve
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
 from argocd_lifecycle.generators.preflight.render import FORMATS, render
 from argocd_lifecycle.generators.preflight.report import EXIT_ERROR, FailOn, exit_code
-from argocd_lifecycle.kube import KubeSettings, connect
+from argocd_lifecycle.kube.client import KubeSettings, connect
 
 
 @click.command("preflight", cls=FindingsCommand)

@@ -35,7 +35,7 @@ from argocd_lifecycle.generators.preflight.clusters import ClusterRef, deploys_t
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
 from argocd_lifecycle.generators.preflight.publish import KubePublisher, Publisher, decide
 from argocd_lifecycle.generators.preflight.report import Report
-from argocd_lifecycle.kube import Kube
+from argocd_lifecycle.kube.client import Kube
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.versions import KubeVersion
 

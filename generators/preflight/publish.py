@@ -18,7 +18,7 @@ from typing import Protocol
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.preflight.report import Report, blocked_summary, headline
-from argocd_lifecycle.kube import Kube, KubeError
+from argocd_lifecycle.kube.client import Kube, KubeError
 from argocd_lifecycle.model import Annotation, Reason
 from argocd_lifecycle.times import format_rfc3339
 

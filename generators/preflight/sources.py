@@ -21,8 +21,8 @@ from typing import Any
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret, SkippedSecret, scan_cluster_secrets
 from argocd_lifecycle.generators.preflight.apps import AppRecord, PreflightInputError, read_application
-from argocd_lifecycle.kube import Kube
-from argocd_lifecycle.kube_lists import items, load_document, pages
+from argocd_lifecycle.kube.client import Kube
+from argocd_lifecycle.kube.lists import items, load_document, pages
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
 
 GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.generators.service.errors import kind_of
 from argocd_lifecycle.model import Phase
+from argocd_lifecycle.yaml import yamlio
 
 
 @dataclass(frozen=True)

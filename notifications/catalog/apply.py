@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError, UsageError
-from argocd_lifecycle.kube import Kube, KubeConflict
+from argocd_lifecycle.kube.client import Kube, KubeConflict
+from argocd_lifecycle.yaml import yamlio
 
 APPLY_PATCH = "application/apply-patch+yaml"
 MAX_BYTES = yamlio.MIB  # the API server stores at most 1 MiB in one ConfigMap

@@ -9,7 +9,7 @@ import click
 
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.files import write_atomically
-from argocd_lifecycle.kube import KubeSettings, connect
+from argocd_lifecycle.kube.client import KubeSettings, connect
 from argocd_lifecycle.notifications.catalog import apply as server_side
 from argocd_lifecycle.notifications.catalog.build import CatalogError, CatalogSettings, build
 from argocd_lifecycle.notifications.catalog.formats import FORMATS

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.http.tokens import TokenFile
 from argocd_lifecycle.times import parse_duration
+from argocd_lifecycle.yaml import yamlio
 
 SINK_TYPES = ("slack", "dingtalk", "teams", "webhook", "email")
 MATCH_KEYS = ("severity", "trigger", "cluster", "clusterPhase", "project", "app", "namespace")

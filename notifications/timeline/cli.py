@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.kube import KubeSettings, connect
+from argocd_lifecycle.kube.client import KubeSettings, connect
 from argocd_lifecycle.notifications.timeline import render_json, render_text
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request, build
 from argocd_lifecycle.notifications.timeline.destination import connector

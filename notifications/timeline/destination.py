@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from argocd_lifecycle.cluster_secrets import SecretWire, parse_secret
-from argocd_lifecycle.kube import Kube, KubeSettings, connect_cluster
+from argocd_lifecycle.kube.client import Kube, KubeSettings, connect_cluster
 from argocd_lifecycle.notifications.timeline.live import DestinationConnector
 from argocd_lifecycle.notifications.timeline.model import TimelineInputError
 

@@ -3,7 +3,7 @@
 Each file holds one object or a List (``List``, ``EventList``, ``ApplicationList``, ``SecretList``)
 of core/v1 or events.k8s.io Events, Argo CD Applications and cluster Secrets, in any mix. Secrets
 that are not cluster Secrets are skipped; any other kind is an error naming the file and item. Files are
-read by ``argocd_lifecycle.kube_lists`` (bounded in size, one message per problem), as the preflight's are.
+read by ``argocd_lifecycle.kube.lists`` (bounded in size, one message per problem), as the preflight's are.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.cluster_secrets import ClusterSecret
-from argocd_lifecycle.kube_lists import items, load_document
+from argocd_lifecycle.kube.lists import items, load_document
 from argocd_lifecycle.notifications.timeline.application import AppState, read_application
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request
 from argocd_lifecycle.notifications.timeline.classify import is_about

@@ -1,4 +1,4 @@
-"""The live source: the Application and Events read through the ``kubernetes`` client (core/kube.py).
+"""The live source: the Application and Events read through the ``kubernetes`` client (core/kube/client.py).
 
 What is listed, and where:
 - the Application (``argoproj.io/v1alpha1``) in ``--namespace``;
@@ -8,7 +8,7 @@ What is listed, and where:
 - with ``--include-resources``, every Event of the namespaces the app deploys to, on the
   destination cluster, reached with the cluster Secret's credentials (in-cluster: the same client).
 
-Lists are paged (``limit``/``continue``, by ``argocd_lifecycle.kube_lists`` as the preflight's are) and
+Lists are paged (``limit``/``continue``, by ``argocd_lifecycle.kube.lists`` as the preflight's are) and
 read as raw JSON, so the same readers serve files and the API alike.
 """
 
@@ -19,8 +19,8 @@ from typing import Any, cast
 
 from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.cluster_secrets import ClusterSecret
-from argocd_lifecycle.kube import Kube, KubeError, KubeNotFound
-from argocd_lifecycle.kube_lists import pages
+from argocd_lifecycle.kube.client import Kube, KubeError, KubeNotFound
+from argocd_lifecycle.kube.lists import pages
 from argocd_lifecycle.model import (
     CLUSTER_SECRET_LABEL,
     CLUSTER_SECRET_LABEL_VALUE,

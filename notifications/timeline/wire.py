@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from argocd_lifecycle.kube_wire import KubeObject, ObjectReference
+from argocd_lifecycle.kube.wire import KubeObject, ObjectReference
 
 
 class EventSourceWire(TypedDict, total=False):

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import masking, passthrough
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
@@ -14,6 +13,7 @@ from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
 from argocd_lifecycle.plugin.settings import PluginSettings
 from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, check_symlinks, manifest_files
+from argocd_lifecycle.yaml import yamlio
 
 __all__ = ["app_files", "check_symlinks", "render", "template_context"]
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.yaml import yamlio
 
 
 def _declared_dependencies(chart_dir: Path, limits: yamlio.Limits) -> list[dict[str, str]]:

@@ -30,7 +30,7 @@ from markupsafe import Markup
 
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.render.jinja_values import RESERVED, Slots
-from argocd_lifecycle.yamlio import format_size
+from argocd_lifecycle.yaml.yamlio import format_size
 
 #: no single string an operation makes may be longer (Kubernetes objects stay below 1.5 MiB)
 MAX_TEXT = 2 * 1024 * 1024

@@ -18,11 +18,11 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.parameters import is_release_name
 from argocd_lifecycle.plugin.render.detect import KUSTOMIZATION_FILES
+from argocd_lifecycle.yaml import yamlio
 
 #: entries that may be a file, a folder (a kustomization) or a remote base
 _BASES = ("resources", "bases", "components", "generators", "transformers", "validators")

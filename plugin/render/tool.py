@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from argocd_lifecycle.errors import ToolError
-from argocd_lifecycle.yamlio import format_size
+from argocd_lifecycle.yaml.yamlio import format_size
 
 #: keep the tail of a tool's stderr: the useful line is usually last, and the UI has little room
 _MAX_STDERR = 1500

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.documents import DocInfo
 from argocd_lifecycle.plugin.rewrite import text_edit
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.sources import Source, index, is_json, list_sources, load, read
+from argocd_lifecycle.yaml import yamlio
 
 
 @dataclass

@@ -10,11 +10,11 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError, LifecycleError, UsageError
 from argocd_lifecycle.plugin.diagnostics import json_syntax_error
 from argocd_lifecycle.plugin.documents import DocInfo, index_documents
 from argocd_lifecycle.plugin.walk import manifest_files
+from argocd_lifecycle.yaml import yamlio
 
 STDIN = "-"
 

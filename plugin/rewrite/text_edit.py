@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from argocd_lifecycle import kube_yaml, yamlio
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.doc_text import FLOW_MAPPING, INDENTED, NOTHING, VALUE
+from argocd_lifecycle.yaml import kube_yaml, yamlio
 
 _API_LINE = re.compile(r"^apiVersion:(.*)$", re.M)
 _METADATA_LINE = re.compile(r"^metadata:(.*)$", re.M)

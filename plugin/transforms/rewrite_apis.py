@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import knowledge_base
 from argocd_lifecycle.deprecations.rules import KnowledgeBase
 from argocd_lifecycle.errors import ConfigError, RenderError
@@ -16,6 +15,7 @@ from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.yaml import yamlio
 
 
 def rules_of(settings: PluginSettings) -> KnowledgeBase:

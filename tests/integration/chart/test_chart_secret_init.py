@@ -69,7 +69,7 @@ def test_the_job_creates_the_token_once_and_never_changes_it(real_api: RealApi) 
 
 def test_a_concurrent_writer_is_not_overwritten(real_api: RealApi, monkeypatch: pytest.MonkeyPatch) -> None:
     from argocd_lifecycle.app.secret_init import SecretSpec, ensure
-    from argocd_lifecycle.kube import Kube, KubeSettings, connect
+    from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
 
     api = real_api
     (container,) = one(render(), "Job", JOB)["spec"]["template"]["spec"]["containers"]

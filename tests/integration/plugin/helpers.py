@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle.yaml import yamlio
 from tests.conftest import REPO
 
 MARKER = ".argocd-lifecycle.yaml"

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle.yaml import yamlio
 from tests.conftest import REPO
 from tests.e2e.e2e_harness.kubeapi import Cluster, start_single
 from tests.e2e.e2e_harness.procs import HarnessError, Supervisor

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle.yaml import yamlio
 from tests.conftest import REPO, require_tool
 from tests.integration.plugin.helpers import INGRESS, MARKER, docs, run_generate
 from tests.integration.plugin.kube_decoder import kubernetes_reads

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from argocd_lifecycle import yamlio
+from argocd_lifecycle.yaml import yamlio
 from tests.integration.plugin.kube_decoder import from_python, kubernetes_reads
 
 #: scalars whose meaning differs between YAML 1.1 (PyYAML) and Kubernetes, or that sit on a boundary

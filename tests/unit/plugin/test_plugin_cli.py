@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.app.cli import cli
+from argocd_lifecycle.yaml import yamlio
 from tests.unit.plugin.helpers import write
 
 

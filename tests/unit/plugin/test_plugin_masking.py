@@ -6,7 +6,6 @@ import base64
 
 import pytest
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.masking import (
@@ -21,6 +20,7 @@ from argocd_lifecycle.plugin.masking import (
     secret_document_at,
 )
 from argocd_lifecycle.plugin.parse import load_documents
+from argocd_lifecycle.yaml import yamlio
 
 
 def test_forms_of_a_secret() -> None:

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.documents import index_documents
 from argocd_lifecycle.plugin.parse import load_documents, to_manifests
 from argocd_lifecycle.plugin.passthrough import read_stream, secret_objects
+from argocd_lifecycle.yaml import yamlio
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: shop\ndata: {{a: '1'}}\n"
 

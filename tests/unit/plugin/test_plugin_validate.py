@@ -5,8 +5,8 @@ from __future__ import annotations
 import kubernetes_validate
 import pytest
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.validate import bundled_releases, schema_release, validate_objects
+from argocd_lifecycle.yaml import yamlio
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",

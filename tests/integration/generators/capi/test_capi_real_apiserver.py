@@ -22,7 +22,7 @@ from argocd_lifecycle.generators.capi.names import CLUSTERS, Resource
 from argocd_lifecycle.generators.capi.servers import ServerPolicy, ServerRule
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.source import served
-from argocd_lifecycle.kube import KubeSettings, connect
+from argocd_lifecycle.kube.client import KubeSettings, connect
 from argocd_lifecycle.model import Annotation
 from tests.e2e.e2e_harness import capi, paths
 from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready

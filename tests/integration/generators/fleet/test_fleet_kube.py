@@ -196,7 +196,7 @@ def test_list_pages_through_large_inventories(api: FakeKubeAPI) -> None:
     """1,201 Secrets arrive in pages of 500 (limit/continue), and all of them are known after one listing."""
     from argocd_lifecycle.generators.fleet.inventory import Inventory
     from argocd_lifecycle.generators.fleet.kube_source import KubeSource
-    from argocd_lifecycle.kube import KubeSettings, connect
+    from argocd_lifecycle.kube.client import KubeSettings, connect
     from tests.integration.generators.loopback import cluster_secret
 
     for i in range(1201):

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle.kube import Kube, KubeSettings, connect
+from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
 from argocd_lifecycle.model import Annotation
 from tests.e2e.e2e_harness import paths
 from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready

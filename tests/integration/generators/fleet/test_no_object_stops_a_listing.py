@@ -24,7 +24,7 @@ from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.runner import Fleet
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.settings import ServiceSettings
-from argocd_lifecycle.kube import Kube, KubeSettings, connect
+from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
 from tests.e2e.e2e_harness import capi
 from tests.e2e.e2e_harness.kubeapi import Cluster
 from tests.integration.generators.capi.test_capi_real_apiserver import management  # noqa: F401 - its fixture

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle import kube_lists
 from argocd_lifecycle.app.cli import main
+from argocd_lifecycle.kube import lists as kube_lists
 from argocd_lifecycle.model import Annotation
 from tests.e2e.e2e_harness.platform import register_node
 from tests.e2e.e2e_harness.procs import Supervisor, free_port, wait_until

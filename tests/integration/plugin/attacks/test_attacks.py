@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.render.tool import tool_env
+from argocd_lifecycle.yaml import yamlio
 from tests.conftest import TOOLS_BIN
 from tests.integration.plugin.attacks import cases_helm, cases_inputs, cases_jinja, cases_kustomize, cases_secrets
 from tests.integration.plugin.attacks.harness import Attack, Outcome, loopback_server, run

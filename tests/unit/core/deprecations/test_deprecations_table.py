@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations import table
 from argocd_lifecycle.deprecations.__main__ import source
 from argocd_lifecycle.deprecations.knowledge import TABLE, builtin, parse_rules
 from argocd_lifecycle.deprecations.rules import BUILTIN
 from argocd_lifecycle.errors import ConfigError
+from argocd_lifecycle.yaml import yamlio
 
 
 def test_the_compiled_table_is_the_yaml_table() -> None:

@@ -10,7 +10,7 @@ import pytest
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.render.jinja import MAX_TEXT, JinjaRenderer
 from argocd_lifecycle.plugin.render.jinja_values import load_rendered
-from argocd_lifecycle.yamlio import DEFAULT_LIMITS
+from argocd_lifecycle.yaml.yamlio import DEFAULT_LIMITS
 
 EVIL = "a\nkind: Secret"
 

@@ -9,7 +9,7 @@ import pytest
 
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.render.kustomize_refs import Reach, check, is_remote
-from argocd_lifecycle.yamlio import DEFAULT_LIMITS
+from argocd_lifecycle.yaml.yamlio import DEFAULT_LIMITS
 from tests.unit.plugin.helpers import write
 
 

@@ -7,12 +7,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.deprecations.knowledge import builtin
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.validate import validate_objects
+from argocd_lifecycle.yaml import yamlio
 from tests.conftest import REPO
 
 OWN_FIXTURES = REPO / "tests" / "fixtures" / "deprecations"

@@ -210,7 +210,7 @@ def test_an_unhashable_key_still_fails_the_file(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_size_limit_still_applies(monkeypatch: pytest.MonkeyPatch) -> None:
-    from argocd_lifecycle import yamlio
+    from argocd_lifecycle.yaml import yamlio
 
     monkeypatch.setattr(yamlio, "DEFAULT_LIMITS", yamlio.Limits(max_expanded_bytes=100))
     text = "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: a\nspec:\n  x: " + "y" * 200 + "\n"

@@ -12,9 +12,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
 from argocd_lifecycle.plugin.rewrite.sources import Source, SourceError
+from argocd_lifecycle.yaml import yamlio
 from tests.unit.plugin.rewrite.helpers import rewriter
 from tests.unit.plugin.rewrite.test_rewrite_properties import legacy, names
 

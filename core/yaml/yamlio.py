@@ -18,8 +18,8 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from argocd_lifecycle import kube_yaml
 from argocd_lifecycle.errors import ConfigError
+from argocd_lifecycle.yaml import kube_yaml
 
 MIB = 1024 * 1024
 
@@ -119,7 +119,7 @@ class _FastLoader(kube_yaml.LoadResolver, _Loader):  # type: ignore[misc]
     """The safe loader with a direct path for plain maps, lists and strings (the bulk of manifests),
     bounded by ``limits`` (set by ``open_loader``).
 
-    Scalars mean what they mean to Kubernetes (core/kube_yaml.py: ``12:30`` and timestamps are
+    Scalars mean what they mean to Kubernetes (core/yaml/kube_yaml.py: ``12:30`` and timestamps are
     strings, ``y`` and ``1e3`` are not); anything else (merge keys, explicit tags) goes through the
     safe constructor.
     """
@@ -190,7 +190,7 @@ class _FastLoader(kube_yaml.LoadResolver, _Loader):  # type: ignore[misc]
             self.recursive_objects: dict[Any, Any] = {}
 
 
-# Kubernetes' scalar semantics (sigs.k8s.io/yaml), not PyYAML's YAML 1.1 resolver: core/kube_yaml.py
+# Kubernetes' scalar semantics (sigs.k8s.io/yaml), not PyYAML's YAML 1.1 resolver: core/yaml/kube_yaml.py
 kube_yaml.install_constructors(_FastLoader)
 
 #: the loader to subclass for a ``prepare`` hook

@@ -1,4 +1,4 @@
-"""core/yamlio.py's limits: every stream is bounded in depth, aliases and expanded size, files in size,
+"""core/yaml/yamlio.py's limits: every stream is bounded in depth, aliases and expanded size, files in size,
 and a refusal names the place; within the limits the loader's results do not change."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from argocd_lifecycle import yamlio
 from argocd_lifecycle.errors import ConfigError
+from argocd_lifecycle.yaml import yamlio
 
 SMALL = yamlio.Limits(max_depth=5, max_aliases=3, max_expanded_bytes=1000, max_file_bytes=100)
 

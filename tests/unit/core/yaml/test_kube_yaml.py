@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle import kube_yaml as k
+from argocd_lifecycle.yaml import kube_yaml as k
 
 CASES: list[tuple[str, str, Any]] = [
     ("y", k.BOOL, True),

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from argocd_lifecycle.kube_lists import ListFileError, items, load_document, pages
+from argocd_lifecycle.kube.lists import ListFileError, items, load_document, pages
 
 
 class Pager:

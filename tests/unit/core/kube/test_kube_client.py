@@ -15,7 +15,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from argocd_lifecycle.errors import ConfigError
-from argocd_lifecycle.kube import (
+from argocd_lifecycle.kube.client import (
     Kube,
     KubeConflict,
     KubeError,

@@ -1,5 +1,5 @@
 """The fast paths in yamlio must be invisible: the same objects as PyYAML's own constructor and the same
-text as PyYAML's own representer, both with Kubernetes' scalar rules (core/kube_yaml.py)."""
+text as PyYAML's own representer, both with Kubernetes' scalar rules (core/yaml/kube_yaml.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from argocd_lifecycle import kube_yaml, yamlio
+from argocd_lifecycle.yaml import kube_yaml, yamlio
 from tests.conftest import REPO
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.kube import Kube
+from argocd_lifecycle.kube.client import Kube
 
 PAGE = 500
 #: a support bundle's `kubectl get applications -o json` of a few thousand Applications fits easily
