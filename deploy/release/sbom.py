@@ -76,6 +76,11 @@ def _text(files: tarfile.TarFile, member: tarfile.TarInfo) -> str:
     return handle.read().decode("utf-8", "replace")
 
 
+def _pypi_name(name: str) -> str:
+    """The package URL spelling: PEP 503's normal form (lower case, runs of `-_.` as one `-`)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _spdx_id(kind: str, name: str) -> str:
     return f"SPDXRef-{kind}-" + re.sub(r"[^A-Za-z0-9.-]", "-", name)
 
@@ -96,7 +101,12 @@ def sbom(path: str, name: str = "argocd-lifecycle") -> dict[str, Any]:
         }
     ]
     for deb in debian:
-        arch = f"?arch={deb['arch']}" if deb["arch"] else ""
+        # package URLs carry a Debian epoch as a qualifier, the version without it
+        epoch, _, bare = deb["version"].rpartition(":")
+        qualifiers = "&".join(
+            q for q in (f"arch={deb['arch']}" if deb["arch"] else "", f"epoch={epoch}" if epoch else "") if q
+        )
+        arch = f"?{qualifiers}" if qualifiers else ""
         packages.append(
             {
                 "SPDXID": _spdx_id("deb", deb["name"]),
@@ -108,7 +118,7 @@ def sbom(path: str, name: str = "argocd-lifecycle") -> dict[str, Any]:
                     {
                         "referenceCategory": "PACKAGE-MANAGER",
                         "referenceType": "purl",
-                        "referenceLocator": f"pkg:deb/debian/{deb['name']}@{deb['version']}{arch}",
+                        "referenceLocator": f"pkg:deb/debian/{deb['name']}@{bare}{arch}",
                     }
                 ],
             }
@@ -125,7 +135,7 @@ def sbom(path: str, name: str = "argocd-lifecycle") -> dict[str, Any]:
                     {
                         "referenceCategory": "PACKAGE-MANAGER",
                         "referenceType": "purl",
-                        "referenceLocator": f"pkg:pypi/{dist['name'].lower()}@{dist['version']}",
+                        "referenceLocator": f"pkg:pypi/{_pypi_name(dist['name'])}@{dist['version']}",
                     }
                 ],
             }
