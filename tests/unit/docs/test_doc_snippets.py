@@ -69,8 +69,20 @@ def test_the_receiver_config_is_documented() -> None:
     assert receiver_configs()
 
 
+CHART_TOP_KEYS = set(yaml.safe_load((CHART / "values.yaml").read_text(encoding="utf-8")))
+
+
 def chart_value_blocks() -> list[Block]:
-    return [b for b in CHECKED if b.text.startswith(CHART_VALUES_COMMENT)]
+    """Blocks that say they are our chart's values, and every block shaped like them (only our top-level
+    keys) unless its first line says it is argo-helm's argo-cd chart's."""
+    out = []
+    for b in CHECKED:
+        docs = documents(b)
+        shaped = bool(docs) and all(isinstance(d, dict) and d and set(d) <= CHART_TOP_KEYS for d in docs)
+        foreign = "argo-helm" in b.text.split("\n", 1)[0] or "argo-cd chart" in b.text.split("\n", 1)[0]
+        if b.text.startswith(CHART_VALUES_COMMENT) or (shaped and not foreign):
+            out.append(b)
+    return out
 
 
 def merged(base: Any, top: Any) -> Any:
