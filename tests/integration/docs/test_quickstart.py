@@ -56,6 +56,8 @@ def pod_of(container: dict[str, Any], volumes: list[dict[str, Any]]) -> dict[str
 
 def test_the_quick_start_renders_a_valid_wired_install(tmp_path: Path) -> None:
     steps = [w for w in quickstart() if w]
+    # docs/getting-started.md gives the count: the measure of the newcomer path
+    assert len(steps) == 10, "the quick start changed length: update docs/getting-started.md"
     chart: list[dict[str, Any]] = []
     files: dict[str, Path] = {}
     applied: list[dict[str, Any]] = []
