@@ -47,6 +47,7 @@ COPY core ./core
 COPY plugin ./plugin
 COPY generators ./generators
 COPY notifications ./notifications
+COPY app ./app
 RUN python3.11 -m venv --without-pip /build \
  && /build/bin/python /wheels/${PIP_WHEEL}/pip install --no-cache-dir --no-index --find-links=/wheels \
       --require-hashes --no-deps -r requirements/build.txt \

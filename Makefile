@@ -41,8 +41,8 @@ tools-path:
 	@echo $(TOOLS_PATH)
 
 lint: install
-	$(VENV)/bin/ruff check core plugin generators notifications tests benchmarks
-	$(VENV)/bin/ruff format --check core plugin generators notifications tests benchmarks
+	$(VENV)/bin/ruff check app core plugin generators notifications tests benchmarks
+	$(VENV)/bin/ruff format --check app core plugin generators notifications tests benchmarks
 
 typecheck: install
 	$(VENV)/bin/mypy

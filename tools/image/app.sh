@@ -11,6 +11,8 @@ base=$1 deps=$2 work=$3 tar=$4 cache=$5 src=$6
 root="$work/root"
 site="${VENV#/}/lib/$PYTHON/site-packages"
 version="$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$src/pyproject.toml")"
+# the folders pyproject.toml maps its packages from (one list: the wheel's own)
+sources() { python3 -c 'import sys, tomllib; print(*sorted(set(tomllib.load(open(sys.argv[1], "rb"))["tool"]["setuptools"]["package-dir"].values())))' "$src/pyproject.toml"; }
 mkdir -p "$root" "$work/src" "$work/dist"
 
 venv="$cache/build-venv-$(sha256sum < "$repo/requirements/build.txt" | cut -c1-16)"
@@ -23,7 +25,7 @@ if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
 fi
 # The same files the Dockerfile's context holds (.dockerignore): the wheel's sources, nothing else.
 tar --create --directory "$src" --exclude=__pycache__ --exclude='*.pyc' \
-  pyproject.toml README.md core plugin generators notifications | tar --extract --directory "$work/src"
+  pyproject.toml README.md $(sources) | tar --extract --directory "$work/src"
 "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
   --wheel-dir "$work/dist" "$work/src" > "$work/wheel.log" 2>&1 || { cat "$work/wheel.log" >&2; die "the wheel did not build"; }
 

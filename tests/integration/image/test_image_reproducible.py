@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,12 @@ import pytest
 
 from tests.integration.image.rootfs import REPO
 
-SOURCES = ("pyproject.toml", "README.md", "core", "plugin", "generators", "notifications")
+#: the wheel's sources: pyproject.toml, README.md and the folders pyproject.toml maps its packages from
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    *sorted(set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values())),
+)
 EPOCH = "1700000000"
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 

@@ -22,7 +22,10 @@ from packaging.version import Version
 REPO = Path(__file__).resolve().parents[3]
 IMAGE_TOOLS = REPO / "tools" / "image"
 PARSER = DockerfileParser(path=str(REPO / "Dockerfile"))
-SOURCE_FOLDERS = ("core", "plugin", "generators", "notifications")
+#: the wheel's source folders, as pyproject.toml maps its packages
+SOURCE_FOLDERS = tuple(
+    sorted(set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].values()))
+)
 LOCK = REPO / "requirements" / "image.txt"
 BUILD_LOCK = REPO / "requirements" / "build.txt"
 
