@@ -19,19 +19,19 @@ from argocd_lifecycle.redaction import redact
 
 
 def _plugin() -> click.Command:
-    from argocd_lifecycle.plugin.cli import plugin
+    from argocd_lifecycle.plugin.commands.cli import plugin
 
     return plugin
 
 
 def _scan() -> click.Command:
-    from argocd_lifecycle.plugin.scan_cli import scan
+    from argocd_lifecycle.plugin.commands.scan import scan
 
     return scan
 
 
 def _convert() -> click.Command:
-    from argocd_lifecycle.plugin.scan_cli import convert
+    from argocd_lifecycle.plugin.commands.scan import convert
 
     return convert
 

@@ -132,7 +132,7 @@ def side_by_side(name: str, ours: list[str], theirs: list[str], cwd: Path, runs:
 def identification(name: str, argv: list[str], cwd: Path, runs: int) -> None:
     """In-process: the tool's output identified from its lines and by the event walk (what each
     document is, without building it), on the same text."""
-    from argocd_lifecycle.plugin.documents import index_documents, walk_documents
+    from argocd_lifecycle.plugin.stream.documents import index_documents, walk_documents
 
     text = subprocess.run(argv, cwd=cwd, env=ENV, capture_output=True, text=True, check=True).stdout
     lines: list[float] = []
@@ -149,8 +149,8 @@ def identification(name: str, argv: list[str], cwd: Path, runs: int) -> None:
 def plain_files(name: str, app: Path, runs: int) -> None:
     """In-process: a plain app's files read and printed as the plugin does (each document identified
     from its text and printed as written) against loading every object and writing it out."""
-    from argocd_lifecycle.plugin.parse import parse_stream
-    from argocd_lifecycle.plugin.passthrough import read_stream
+    from argocd_lifecycle.plugin.stream.parse import parse_stream
+    from argocd_lifecycle.plugin.stream.passthrough import read_stream
     from argocd_lifecycle.yaml import yamlio
 
     files = [(p.name, p.read_text()) for p in sorted(app.glob("*.yaml"))]

@@ -42,11 +42,11 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from argocd_lifecycle.yaml import yamlio  # noqa: E402
 from argocd_lifecycle.plugin.masking import Masker  # noqa: E402
 from argocd_lifecycle.plugin.render import kustomize_refs  # noqa: E402
 from argocd_lifecycle.plugin.settings import PluginSettings  # noqa: E402
 from argocd_lifecycle.plugin.walk import check_symlinks, manifest_files  # noqa: E402
+from argocd_lifecycle.yaml import yamlio  # noqa: E402
 from benchmarks.bench_plugin import ENV, make_helm, make_kustomize, make_plain, objects  # noqa: E402 - same apps
 
 #: the package's folders, as pyproject.toml maps them (the core folder is the package itself)

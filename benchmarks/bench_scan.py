@@ -5,7 +5,7 @@ Side by side in one run, alternating so load drifts hit every side alike:
 - scan:   `scan_paths` for Kubernetes 1.33 (in-process), and the `argocd-lifecycle scan` command
 - pluto:  `pluto detect-files -d DIR -t k8s=v1.33.0` when a pluto binary is on PATH (it cannot be built
           here: the Go module proxy answers 403 for github.com/fairwindsops/pluto/v5), else reported missing
-- identify: every file's documents from their lines (plugin/doc_text.py) and by libyaml's event walk
+- identify: every file's documents from their lines (plugin/stream/doc_text.py) and by libyaml's event walk
 - convert: the engine on parsed objects (objects/s), and `convert` on the files end to end (parse,
            rewrite, write YAML)
 Prints medians and ratios. Usage: .venv/bin/python benchmarks/bench_scan.py [--runs N] [--smoke]
@@ -28,14 +28,14 @@ from pathlib import Path
 import yaml
 
 from argocd_lifecycle.deprecations.knowledge import builtin
-from argocd_lifecycle.plugin.documents import index_documents, walk_documents
-from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
 from argocd_lifecycle.plugin.rewrite.engine import Rewriter
+from argocd_lifecycle.plugin.rewrite.files.convert_files import convert_text
+from argocd_lifecycle.plugin.rewrite.files.scan_files import scan_paths
+from argocd_lifecycle.plugin.rewrite.files.sources import list_sources, read
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.scan import Scanner
-from argocd_lifecycle.plugin.rewrite.scan_files import scan_paths
-from argocd_lifecycle.plugin.rewrite.sources import list_sources, read
 from argocd_lifecycle.plugin.rewrite.target import Target
+from argocd_lifecycle.plugin.stream.documents import index_documents, walk_documents
 from argocd_lifecycle.yaml import yamlio
 
 REPO = Path(__file__).resolve().parents[1]

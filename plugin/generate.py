@@ -11,9 +11,9 @@ from pathlib import Path
 from argocd_lifecycle.errors import LifecycleError, RenderError
 from argocd_lifecycle.plugin import guards, masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.render import start as render
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 from argocd_lifecycle.plugin.transforms import plan as transforms
 from argocd_lifecycle.yaml import yamlio
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from argocd_lifecycle.errors import RenderError
-from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 
 
 def check_duplicates(manifests: list[Manifest]) -> None:

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from argocd_lifecycle.errors import LifecycleError, RenderError
-from argocd_lifecycle.plugin import masking, passthrough
+from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.parse import Budget, load_documents, to_manifests
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.stream import passthrough
+from argocd_lifecycle.plugin.stream.manifest import Manifest
+from argocd_lifecycle.plugin.stream.parse import Budget, load_documents, to_manifests
 from argocd_lifecycle.plugin.walk import TEMPLATE_SUFFIX, check_symlinks, manifest_files
 from argocd_lifecycle.yaml import yamlio
 

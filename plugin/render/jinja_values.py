@@ -16,7 +16,7 @@ from markupsafe import Markup
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from argocd_lifecycle.errors import RenderError
-from argocd_lifecycle.plugin.parse import Budget, load_documents
+from argocd_lifecycle.plugin.stream.parse import Budget, load_documents
 from argocd_lifecycle.yaml import yamlio
 
 START, END = "\ue000", "\ue001"

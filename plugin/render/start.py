@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from argocd_lifecycle.plugin import masking
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
-from argocd_lifecycle.plugin.parse import Budget
 from argocd_lifecycle.plugin.render.detect import detect
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.stream.manifest import Manifest
+from argocd_lifecycle.plugin.stream.parse import Budget
 from argocd_lifecycle.plugin.walk import check_symlinks
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _tool_output(
 ) -> list[Manifest]:
     with running:
         # imported while the tool runs, as the renderer's own checks that need not hold it back run
-        from argocd_lifecycle.plugin import passthrough
+        from argocd_lifecycle.plugin.stream import passthrough
 
         text = running.output()
     manifests = passthrough.read_stream(text, source, limits=settings.limits)
@@ -71,7 +71,7 @@ def _tool_output(
 
 def _patch_warnings(settings: PluginSettings, diagnostics: Diagnostics) -> None:
     # imported here, while kustomize runs: the warnings read the deprecation rules
-    from argocd_lifecycle.plugin import kustomize_patches
+    from argocd_lifecycle.plugin.render import kustomize_patches
 
     kustomize_patches.warn_unmergeable(settings.app_dir, diagnostics, settings.limits)
 

@@ -5,5 +5,5 @@ The knowledge base (the versioned table and users' extra rules) lives in core, i
 ``target`` decides what an object should become for the target cluster, ``registry`` holds one small
 pure converter per (old apiVersion, kind), ``policy`` says what may happen to removed APIs, and
 ``engine`` runs it all; ``plugin/transforms/rewrite_apis.py`` plugs the engine into the plugin
-pipeline, and ``scan`` and ``convert`` (``plugin/scan_cli.py``) reuse the same pieces.
+pipeline, and ``scan`` and ``convert`` (``plugin/commands/scan.py``) reuse the same pieces.
 """

@@ -11,13 +11,13 @@ from typing import Any
 
 from argocd_lifecycle.deprecations.rules import BUILTIN, ApiRule, KnowledgeBase, Replacement, minor
 from argocd_lifecycle.model import Annotation
-from argocd_lifecycle.plugin.manifest import Obj
-from argocd_lifecycle.plugin.rewrite import registry
 from argocd_lifecycle.plugin.rewrite.candidates import ROLE_KINDS
+from argocd_lifecycle.plugin.rewrite.convert import registry
+from argocd_lifecycle.plugin.rewrite.convert.registry import ConversionError, Notes, Step
 from argocd_lifecycle.plugin.rewrite.objects import describe, mapping
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
-from argocd_lifecycle.plugin.rewrite.registry import ConversionError, Notes, Step
 from argocd_lifecycle.plugin.rewrite.target import Action, Target, decide, usable
+from argocd_lifecycle.plugin.stream.manifest import Obj
 
 #: emitted instead of an object that the ``drop`` policy removed
 DROPPED: None = None

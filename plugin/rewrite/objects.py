@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from argocd_lifecycle.plugin.manifest import Obj
+from argocd_lifecycle.plugin.stream.manifest import Obj
 
 
 def mapping(value: Any) -> Obj:

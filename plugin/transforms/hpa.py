@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 
 SCALABLE_KINDS = ("Deployment", "StatefulSet")
 SCALER_KINDS = ("HorizontalPodAutoscaler", "ScaledObject")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 
 PROTECTIVE_OPTIONS = ("Prune=false", "Delete=false")
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.candidates import may_change
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 from argocd_lifecycle.plugin.transforms.hpa import drop_autoscaled_replicas
 
 if TYPE_CHECKING:

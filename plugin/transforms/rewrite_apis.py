@@ -10,11 +10,11 @@ from argocd_lifecycle.deprecations.knowledge import knowledge_base
 from argocd_lifecycle.deprecations.rules import KnowledgeBase
 from argocd_lifecycle.errors import ConfigError, RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 from argocd_lifecycle.yaml import yamlio
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from argocd_lifecycle.deprecations.rules import Key
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
-from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.rewrite.target import Target
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 from argocd_lifecycle.plugin.validate import validate_objects
 
 #: how many unvalidated objects the note names

@@ -18,8 +18,8 @@ FENCE = {
     "plugin/render/start.py": "the one start of a render: the renderer of the kind found, the output reader and "
     "kustomize's patch warnings while the tool runs, Jinja2 only for templates",
     "plugin/transforms/plan.py": "the plan: the rewrite, lifecycle and schema steps only when a render needs them",
-    "plugin/rewrite/registry.py": "the converter registry: converters loaded by name at the first conversion",
-    "plugin/scan_cli.py": "scan and convert: what only one verb or flag needs",
+    "plugin/rewrite/convert/registry.py": "the converter registry: converters loaded by name at the first conversion",
+    "plugin/commands/scan.py": "scan and convert: what only one verb or flag needs",
     "notifications/timeline/cli.py": "-o svg: matplotlib is an optional extra",
 }
 

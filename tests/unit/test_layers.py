@@ -153,6 +153,6 @@ def test_the_graph_sees_every_part() -> None:
     # guards against a check that passes because it reads nothing
     graph = import_graph(MODULES)
     assert f"{PREFIX}.deprecations.rules" in graph[f"{PREFIX}.deprecations.table"]
-    assert f"{PREFIX}.plugin.rewrite.registry" in graph[f"{PREFIX}.plugin.rewrite.conv_ingress"]
+    assert f"{PREFIX}.plugin.rewrite.convert.registry" in graph[f"{PREFIX}.plugin.rewrite.convert.conv_ingress"]
     assert f"{PREFIX}.notifications.receiver.sinks.base" in graph[f"{PREFIX}.notifications.receiver.sinks.slack"]
     assert f"{PREFIX}.generators.fleet.view" in graph[f"{PREFIX}.generators.service.answers"]

@@ -49,7 +49,7 @@ def snippet_from(text: str) -> dict[str, object]:
 
 
 def test_notes_show_the_generated_snippet_for_this_release(tmp_path: Path) -> None:
-    from argocd_lifecycle.plugin.sidecar_snippet import SidecarOptions, sidecar_values
+    from argocd_lifecycle.plugin.commands.sidecar_snippet import SidecarOptions, sidecar_values
 
     text = notes(tmp_path, release="lc", sets=("global.image.repository=registry.example/team/lc",))
     expected = sidecar_values(

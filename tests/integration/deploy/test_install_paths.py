@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from argocd_lifecycle.plugin.sidecar_snippet import SidecarOptions, sidecar_values
+from argocd_lifecycle.plugin.commands.sidecar_snippet import SidecarOptions, sidecar_values
 from tests.integration.chart.chartkit import tool
 from tests.integration.docs.argocd_module import module_dir, strict
 from tests.unit.deploy.generate import COMPONENT, OPERATOR, OPERATOR_VERSION

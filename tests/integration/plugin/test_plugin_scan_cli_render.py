@@ -1,4 +1,4 @@
-"""`scan --render` (plugin/scan_cli.py) on Helm and Kustomize sources with the real binaries."""
+"""`scan --render` (plugin/commands/scan.py) on Helm and Kustomize sources with the real binaries."""
 
 from __future__ import annotations
 

@@ -34,6 +34,6 @@ def test_image_version_is_the_package_version() -> None:
 def test_default_image_tag_is_the_app_version() -> None:
     values = yaml.safe_load((CHART / "values.yaml").read_text())
     assert values["global"]["image"]["tag"] == ""  # falls back to .Chart.AppVersion
-    from argocd_lifecycle.plugin.sidecar_snippet import DEFAULT_IMAGE
+    from argocd_lifecycle.plugin.commands.sidecar_snippet import DEFAULT_IMAGE
 
     assert f"argocd-lifecycle:{package_version()}" == DEFAULT_IMAGE

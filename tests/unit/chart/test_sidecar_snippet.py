@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from argocd_lifecycle.app.cli import main
-from argocd_lifecycle.plugin import sidecar_snippet as snippet
+from argocd_lifecycle.plugin.commands import sidecar_snippet as snippet
 from argocd_lifecycle.plugin.config import plugin_config
 
 REPO = Path(__file__).resolve().parents[3]

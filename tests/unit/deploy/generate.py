@@ -12,7 +12,7 @@ import yaml
 
 from argocd_lifecycle.notifications.catalog.build import build
 from argocd_lifecycle.notifications.catalog.formats import argo_cd_values
-from argocd_lifecycle.plugin.sidecar_snippet import SidecarOptions, sidecar_values
+from argocd_lifecycle.plugin.commands.sidecar_snippet import SidecarOptions, sidecar_values
 
 REPO = Path(__file__).resolve().parents[3]
 COMPONENT = REPO / "deploy" / "kustomize" / "repo-server-sidecar"

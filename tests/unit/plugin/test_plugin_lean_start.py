@@ -47,7 +47,7 @@ def test_plugin_generate_of_a_plain_app_imports_only_what_it_uses(tmp_path: Path
     imported = imported_modules(result)
     assert "argocd_lifecycle.plugin.generate" in imported
     assert imported & NOT_FOR_A_PLAIN_RENDER == set()
-    assert not any(m.startswith("argocd_lifecycle.plugin.rewrite.conv_") for m in imported)
+    assert not any(m.startswith("argocd_lifecycle.plugin.rewrite.convert.conv_") for m in imported)
 
 
 def test_the_converters_are_imported_when_an_object_needs_one(tmp_path: Path) -> None:
@@ -56,4 +56,4 @@ def test_the_converters_are_imported_when_an_object_needs_one(tmp_path: Path) ->
     result = run_entry(tmp_path, "plugin", "generate", KUBE_VERSION="1.31.2")
     assert result.returncode == 0, result.stderr
     assert "apiVersion: networking.k8s.io/v1" in result.stdout
-    assert "argocd_lifecycle.plugin.rewrite.conv_ingress" in imported_modules(result)
+    assert "argocd_lifecycle.plugin.rewrite.convert.conv_ingress" in imported_modules(result)

@@ -19,7 +19,7 @@ from argocd_lifecycle.plugin.masking import (
     from_yaml_text,
     secret_document_at,
 )
-from argocd_lifecycle.plugin.parse import load_documents
+from argocd_lifecycle.plugin.stream.parse import load_documents
 from argocd_lifecycle.yaml import yamlio
 
 

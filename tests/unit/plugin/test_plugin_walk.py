@@ -9,7 +9,7 @@ import pytest
 
 from argocd_lifecycle.errors import RenderError
 from argocd_lifecycle.plugin.render.files import app_files
-from argocd_lifecycle.plugin.rewrite.sources import list_sources
+from argocd_lifecycle.plugin.rewrite.files.sources import list_sources
 from argocd_lifecycle.plugin.walk import check_symlinks, manifest_files
 from tests.unit.plugin.helpers import write
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from argocd_lifecycle.deprecations.knowledge import knowledge_base
-from argocd_lifecycle.plugin.rewrite import registry
+from argocd_lifecycle.plugin.rewrite.convert import registry
 from argocd_lifecycle.plugin.rewrite.engine import DROPPED, Rewriter
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target

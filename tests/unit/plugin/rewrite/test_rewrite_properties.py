@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argocd_lifecycle.deprecations.knowledge import builtin
-from argocd_lifecycle.plugin.documents import index_documents
-from argocd_lifecycle.plugin.rewrite.convert_files import convert_text
 from argocd_lifecycle.plugin.rewrite.engine import Rewriter
+from argocd_lifecycle.plugin.rewrite.files.convert_files import convert_text
+from argocd_lifecycle.plugin.rewrite.files.sources import Source
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
-from argocd_lifecycle.plugin.rewrite.sources import Source
 from argocd_lifecycle.plugin.rewrite.target import Target, served
+from argocd_lifecycle.plugin.stream.documents import index_documents
 from argocd_lifecycle.yaml import yamlio
 from tests.unit.plugin.rewrite.helpers import rewriter
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from argocd_lifecycle.plugin.manifest import Manifest
 from argocd_lifecycle.plugin.settings import PluginSettings
+from argocd_lifecycle.plugin.stream.manifest import Manifest
 from argocd_lifecycle.plugin.transforms.plan import Transform, plan
 
 
