@@ -57,3 +57,17 @@ def test_every_named_path_exists(token: str) -> None:
 def test_every_core_module_is_in_the_map(module: str) -> None:
     hint = f"{module} holds shared code: say in docs/architecture.md what it is for"
     assert f"`{module}`" in DOC.read_text(encoding="utf-8"), hint
+
+
+def test_the_tree_lists_every_package_folder_once() -> None:
+    # the tree must read as the architecture: its one-line-per-folder list is the packages on disk
+    text = DOC.read_text(encoding="utf-8")
+    block = text.split("### 2.1 The tree", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    listed = [line.split()[0].rstrip("/") for line in block.splitlines() if line.strip()]
+    on_disk = sorted(
+        str(p.parent.relative_to(ROOT))
+        for top in ("app", "core", "plugin", "generators", "notifications")
+        for p in (ROOT / top).rglob("__init__.py")
+    )
+    assert sorted(listed) == on_disk
+    assert len(listed) == len(set(listed))
