@@ -9,12 +9,14 @@ import json
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
 from argocd_lifecycle.notifications.catalog.build import build
 from tests.conftest import require_tool
+from tests.integration.chart.chartkit import one, render
 from tests.unit.deploy.generate import NOTIFICATIONS
 from tests.unit.docs.blocks import REPO
 
@@ -102,3 +104,16 @@ def test_the_values_name_only_what_the_catalog_has() -> None:
     assert subscription["triggers"] == [t.name for t in catalog.triggers]
     assert set(n["notifiers"]) == {f"service.webhook.{catalog.settings.webhook_service}"}
     assert {**n["triggers"], **n["templates"]} == catalog.data()
+
+
+def test_the_webhook_service_reaches_the_receiver_the_chart_installs() -> None:
+    n = values()["notifications"]
+    (service,) = n["notifiers"].values()
+    url = urlsplit(yaml.safe_load(service)["url"])
+    name, namespace, _ = (url.hostname or "").split(".", 2)
+    docs = render(values=("all-enabled-values.yaml",), namespace=namespace)
+    receiver = one(docs, "Service", name)
+    assert url.port in [p["port"] for p in receiver["spec"]["ports"]]
+    # the chart's own catalog keys carry the same service, so both install paths agree
+    (cm,) = [d for d in docs if d["kind"] == "ConfigMap" and "service.webhook.argocd-lifecycle" in d.get("data", {})]
+    assert yaml.safe_load(cm["data"]["service.webhook.argocd-lifecycle"]) == yaml.safe_load(service)
