@@ -67,7 +67,7 @@ release:
 	$(MAKE) image
 	deploy/release/release.sh "$(VERSION)"
 
-# The main job: the lifecycle loop on real upstream components, narrated (end-to-end scenarios 1-4, README "End-to-end").
+# The main job: the lifecycle loop on real upstream components, narrated (end-to-end scenarios 1-4, docs/contributing/end-to-end.md).
 demo: system install tools image
 	$(PY) -m tests.e2e.demo_loop
 
@@ -76,7 +76,7 @@ demo-render: install
 	@tools/build.sh helm kustomize
 	$(PY) -m argocd_lifecycle.plugin.demo
 
-# The chaos soak of deletion safety on real Argo CD (outside `make test`; README "Mass-drop guard");
+# The chaos soak of deletion safety on real Argo CD (outside `make test`; docs/guide/generator.md, "How the guard is proven");
 # the image first, as the e2e platform runs the plugin sidecar from it.
 SEEDS ?= 1 2 3
 EVENTS ?= 500
