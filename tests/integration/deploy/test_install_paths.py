@@ -17,7 +17,7 @@ import yaml
 
 from argocd_lifecycle.plugin.commands.sidecar_snippet import SidecarOptions, sidecar_values
 from tests.integration.chart.chartkit import tool
-from tests.integration.docs.argocd_module import module_dir, strict
+from tests.integration.docs.argocd_module import REPO_SERVER_VOLUMES, module_dir, strict, validate_sidecar
 from tests.unit.deploy.generate import COMPONENT, OPERATOR, OPERATOR_VERSION
 
 pytestmark = pytest.mark.upstream
@@ -107,17 +107,8 @@ def test_the_operator_gives_the_repo_server_what_the_sidecar_mounts(operator_dir
     repo = yaml.safe_load(OPERATOR.read_text())["spec"]["repo"]
     (container,) = repo["sidecarContainers"]
     source = (operator_dir / "controllers" / "argocd" / "repo_server.go").read_text()
-    given = {name for name in ("var-files", "plugins") if f'Name: "{name}",' in source}
+    given = {name for name in REPO_SERVER_VOLUMES if f'Name: "{name}",' in source}
     ours = {v["name"] for v in repo["volumes"]}
     assert {m["name"] for m in container["volumeMounts"]} <= given | ours
     assert given == {"var-files", "plugins"} and not given & ours
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "repo-server"},
-        "spec": {
-            "containers": [container],
-            "volumes": [*repo["volumes"], *({"name": n, "emptyDir": {}} for n in given)],
-        },
-    }
-    kubernetes_validate.validate(pod, KUBE_VERSION, strict=True)
+    validate_sidecar(container, repo["volumes"], KUBE_VERSION)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import kubernetes_validate
 import pytest
 import yaml
 
@@ -84,3 +85,19 @@ def crd_errors(doc: dict[str, Any]) -> list[str] | None:
         return None
     validator = jsonschema.Draft7Validator(schema)
     return [f"{'.'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in validator.iter_errors(doc)]
+
+
+#: the volumes Argo CD's repo-server has for a CMP sidecar (install.yaml, argo-helm, the Operator)
+REPO_SERVER_VOLUMES = ("var-files", "plugins")
+
+
+def validate_sidecar(container: dict[str, Any], volumes: list[dict[str, Any]], kube_version: str) -> None:
+    """The sidecar strictly as a container of the repo-server's Pod, whose own volumes it shares."""
+    given = [{"name": n, "emptyDir": {}} for n in REPO_SERVER_VOLUMES]
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "repo-server"},
+        "spec": {"containers": [container], "volumes": [*volumes, *given]},
+    }
+    kubernetes_validate.validate(pod, kube_version, strict=True)

@@ -10,13 +10,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import kubernetes_validate
 import pytest
 import yaml
 
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Annotation
 from tests.integration.chart.chartkit import tool, validate_strictly
-from tests.integration.docs.argocd_module import crd_errors
+from tests.integration.docs.argocd_module import crd_errors, validate_sidecar
 from tests.unit.docs.blocks import REPO
 
 pytestmark = pytest.mark.upstream
@@ -41,17 +40,6 @@ def run(argv: list[str], cwd: Path) -> str:
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
     assert proc.returncode == 0, f"{shlex.join(argv)}: {proc.stderr}"
     return proc.stdout
-
-
-def pod_of(container: dict[str, Any], volumes: list[dict[str, Any]]) -> dict[str, Any]:
-    # argo-helm mounts var-files and plugins on the repo-server; a Pod of the sidecar alone needs them declared
-    extra = [{"name": n, "emptyDir": {}} for n in ("var-files", "plugins")]
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "repo-server"},
-        "spec": {"containers": [container], "volumes": [*volumes, *extra]},
-    }
 
 
 def test_the_quick_start_renders_a_valid_wired_install(tmp_path: Path) -> None:
@@ -98,7 +86,7 @@ def test_the_quick_start_renders_a_valid_wired_install(tmp_path: Path) -> None:
     # the sidecar, as the repo-server's container, mounting the chart's plugin.yaml ConfigMap
     sidecar = yaml.safe_load(files["sidecar-values.yaml"].read_text())["repoServer"]
     (container,) = sidecar["extraContainers"]
-    kubernetes_validate.validate(pod_of(container, sidecar["volumes"]), KUBE_VERSION[:4], strict=True)
+    validate_sidecar(container, sidecar["volumes"], KUBE_VERSION[:4])
     plugin_maps = {v["configMap"]["name"] for v in sidecar["volumes"] if "configMap" in v}
     chart_maps = {d["metadata"]["name"] for d in chart if d["kind"] == "ConfigMap"}
     assert plugin_maps <= chart_maps
