@@ -205,8 +205,28 @@ build_registry() {
   install_go registry "$GGCR_VERSION" "github.com/google/go-containerregistry/cmd/registry@$GGCR_VERSION"
 }
 
+# the Argo CD Operator's CRDs (and its repo-server source), which the install path for an `ArgoCD` resource is validated against
+# (tests/integration/deploy/test_install_paths.py); v0.18.0 is the newest the proxy serves
+OPERATOR_VERSION=v0.18.0
+build_operator_crds() {
+  local dest="$cache/argocd-operator-crds-$OPERATOR_VERSION"
+  if [ -f "$dest/.complete" ]; then ln -sfn "$dest" "$bin/argocd-operator-crds"; return 0; fi
+  log "fetching the Argo CD Operator $OPERATOR_VERSION CRDs (go mod download)"
+  local dir
+  dir=$(cd "$cache" && go mod download -json "github.com/argoproj-labs/argocd-operator@$OPERATOR_VERSION" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
+  # the CRDs, and the source that builds the repo-server Deployment (which volumes a sidecar may mount)
+  rm -rf "$dest.tmp"; mkdir -p "$dest.tmp/config/crd/bases" "$dest.tmp/controllers/argocd"
+  cp "$dir"/config/crd/bases/*.yaml "$dest.tmp/config/crd/bases/"
+  cp "$dir"/controllers/argocd/repo_server.go "$dest.tmp/controllers/argocd/"
+  chmod -R u+w "$dest.tmp"  # the module cache is read-only
+  touch "$dest.tmp/.complete"
+  rm -rf "$dest"; mv "$dest.tmp" "$dest"
+  ln -sfn "$dest" "$bin/argocd-operator-crds"
+}
+
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds registry)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds registry operator_crds)
 for t in "${tools[@]}"; do
   case "$t" in
     *-v[0-9]*) base=${t%-v[0-9]*}; "build_${base//-/_}" "${t#"$base"-}" ;;  # NAME-<minor>

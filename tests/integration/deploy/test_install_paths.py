@@ -24,7 +24,6 @@ pytestmark = pytest.mark.upstream
 
 KUBE_VERSION = "1.34"
 IMAGE = "registry.example/team/argocd-lifecycle"
-OPERATOR_MODULE = "github.com/argoproj-labs/argocd-operator"
 
 
 def build(folder: Path) -> list[dict[str, Any]]:
@@ -83,14 +82,9 @@ def test_the_component_adds_the_sidecar_to_upstreams_repo_server(tmp_path: Path)
 
 @pytest.fixture(scope="module")
 def operator_dir() -> Path:
-    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
-    cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True, env=env)
-    path = Path(cache.stdout.strip()) / f"{OPERATOR_MODULE}@{OPERATOR_VERSION}"
-    if not (path / "config" / "crd" / "bases").is_dir():
-        pytest.fail(
-            f"{OPERATOR_MODULE}@{OPERATOR_VERSION} is not in the Go module cache: "
-            f"run `go mod download {OPERATOR_MODULE}@{OPERATOR_VERSION}`"
-        )
+    """The operator's CRDs, fetched by tools/build.sh (operator_crds) at the version the install path names."""
+    path = Path(tool("argocd-operator-crds")).resolve()
+    assert path.name == f"argocd-operator-crds-{OPERATOR_VERSION}", f"tools/build.sh fetches {path.name}"
     return path
 
 
