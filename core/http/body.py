@@ -8,6 +8,7 @@ from starlette.requests import ClientDisconnect, Request
 
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.http.errors import HttpError
+from argocd_lifecycle.http.json_body import check_depth
 
 MAX_BODY_BYTES = 1 << 20
 
@@ -46,3 +47,19 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
         raise HttpError(
             400, "disconnected", "request body: the connection closed before the body was complete"
         ) from None
+
+
+async def read_request_body(request: Request, limit: int) -> None:
+    """What the HTTP layer does for an ``Endpoint(body=True)``: the body read under ``limit`` and its JSON
+    depth checked, kept for the handler."""
+    body = await read_body(request, limit)
+    check_depth(body)
+    request.state.body = body
+
+
+def request_body(request: Request) -> bytes:
+    """The body the layer read for this ``Endpoint(body=True)`` request (bounded and depth-checked)."""
+    body = getattr(request.state, "body", None)
+    if not isinstance(body, bytes):
+        raise TypeError(f"{request.method} {request.url.path}: its Endpoint does not declare body=True")
+    return body

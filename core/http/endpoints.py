@@ -11,6 +11,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from argocd_lifecycle.http.body import MAX_BODY_BYTES
 from argocd_lifecycle.http.errors import HttpError
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -32,8 +33,12 @@ class Endpoint:
     operation: Mapping[str, Any] = field(default_factory=dict)
     #: the bearer role the route needs (``core/http/auth.py``); None: open
     role: str | None = None
-    #: it reads a JSON body
+    #: it takes a JSON body: the layer reads it (at most ``max_body`` bytes, else 413), checks its depth
+    #: (400) and hands it to the handler (``request_body``), after the role and ``admit`` checks
     body: bool = False
+    max_body: int = MAX_BODY_BYTES
+    #: refuses (raises HttpError) before anything of the body is read: a route that is off
+    admit: Callable[[], None] | None = None
     observe: Observe | None = None
 
 

@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from argocd_lifecycle.http.auth import BearerAuth
+from argocd_lifecycle.http.body import read_request_body
 from argocd_lifecycle.http.endpoints import Endpoint, Handler, OnError, ServiceInfo, Translations
 from argocd_lifecycle.http.errors import HttpError, error_response
 from argocd_lifecycle.http.openapi import openapi_document
@@ -38,6 +39,7 @@ def _guarded(
     endpoint: Endpoint, auth: BearerAuth | None, translations: Translations, on_error: OnError | None
 ) -> Handler:
     handler, role, observe, translated = endpoint.handler, endpoint.role, endpoint.observe, tuple(translations)
+    admit, body, limit = endpoint.admit, endpoint.body, endpoint.max_body
     if role is not None and auth is None:
         raise ValueError(f"{endpoint.method} {endpoint.path} needs the {role} role but the service has no BearerAuth")
 
@@ -47,6 +49,10 @@ def _guarded(
             if role is not None:
                 assert auth is not None
                 auth.check(request.headers.get("authorization"), role)
+            if admit is not None:
+                admit()
+            if body:
+                await read_request_body(request, limit)
             response = await handler(request)
         except Exception as exc:
             if isinstance(exc, HttpError):

@@ -27,13 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from argocd_lifecycle.generators.fleet.view import Baseline, FleetView, HoldReporter
 from argocd_lifecycle.generators.service.answers import Answer, ParamsService
-from argocd_lifecycle.generators.service.errors import (
-    Forbidden,
-    InputError,
-    PayloadTooLarge,
-    ServiceError,
-    Unauthorized,
-)
+from argocd_lifecycle.generators.service.errors import InputError, ServiceError
 from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document
 from argocd_lifecycle.generators.service.guard import DropSettling, MassDropRefused
 from argocd_lifecycle.generators.service.inputs import parse_request
@@ -41,10 +35,9 @@ from argocd_lifecycle.generators.service.openapi import INFO, OPERATIONS
 from argocd_lifecycle.generators.service.readiness import Watch, Watches, problems
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.http.auth import BearerAuth
-from argocd_lifecycle.http.body import read_body
+from argocd_lifecycle.http.body import request_body
 from argocd_lifecycle.http.endpoints import Endpoint
 from argocd_lifecycle.http.errors import HttpError
-from argocd_lifecycle.http.json_body import check_depth
 from argocd_lifecycle.http.service import build_app as build_service_app
 from argocd_lifecycle.logs import redact
 
@@ -57,9 +50,6 @@ _REASONS: tuple[tuple[type[ServiceError], str], ...] = (
     (MassDropRefused, "mass_drop"),
     (DropSettling, "drop_settling"),
     (InputError, "bad_request"),
-    (PayloadTooLarge, "too_large"),
-    (Unauthorized, "missing_token"),
-    (Forbidden, "wrong_token"),
 )
 
 
@@ -152,9 +142,7 @@ class GeneratorService:
             self.metrics.held.labels(appset).set(0)
 
     async def execute(self, request: Request) -> Response:
-        body = await read_body(request, self.settings.max_body_bytes)
-        check_depth(body)
-        wanted = parse_request(body)
+        wanted = parse_request(request_body(request))
         try:
             result = self.params.execute(wanted)
         finally:
@@ -193,7 +181,14 @@ class GeneratorService:
         ops = OPERATIONS
         return [
             Endpoint(
-                "POST", EXECUTE, self.execute, ops["execute"], role=ROLE, body=True, observe=self._observe_execute
+                "POST",
+                EXECUTE,
+                self.execute,
+                ops["execute"],
+                role=ROLE,
+                body=True,
+                max_body=self.settings.max_body_bytes,
+                observe=self._observe_execute,
             ),
             Endpoint("GET", "/api/v1/clusters", self.clusters, ops["clusters"]),
             Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),

@@ -21,22 +21,6 @@ class InputError(ServiceError):
     status = 400
 
 
-class PayloadTooLarge(ServiceError):
-    status = 413
-
-
-class Unauthorized(ServiceError):
-    """No bearer token was presented."""
-
-    status = 401
-
-
-class Forbidden(ServiceError):
-    """A bearer token was presented but it is not the configured one."""
-
-    status = 403
-
-
 class Unavailable(ServiceError):
     """The service cannot answer safely now (inventory not synced or stale, mass drop): 503."""
 

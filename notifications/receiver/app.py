@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -25,10 +25,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from argocd_lifecycle.http.auth import BearerAuth
-from argocd_lifecycle.http.body import read_body
-from argocd_lifecycle.http.endpoints import Endpoint
+from argocd_lifecycle.http.body import request_body
+from argocd_lifecycle.http.endpoints import Endpoint, Handler
 from argocd_lifecycle.http.errors import HttpError
-from argocd_lifecycle.http.json_body import check_depth
 from argocd_lifecycle.http.service import build_app as build_service_app
 from argocd_lifecycle.notifications.receiver import events, silences, wire
 from argocd_lifecycle.notifications.receiver.config import ReceiverConfig
@@ -64,9 +63,9 @@ class Receiver:
 
     # --- helpers -------------------------------------------------------------------------------
     async def _signed_body(self, request: Request, sender: str) -> bytes:
-        self.senders.require(sender)
-        body, now = await read_body(request), self.clock()
-        check_depth(body)  # the body is read before its signature can be checked: refuse a deep one first
+        # the layer read it (the route's admit refused a sender without a secret first) and checked its
+        # depth: a body is read before its signature can be checked, so a deep one is refused first
+        body, now = request_body(request), self.clock()
         signature = self.senders.verify(sender, body, request.headers, now, self.config.tolerance)
         if await self.store.replayed(signature, now, 2 * self.config.tolerance):
             raise HttpError(401, "replay", "this signature was already used")
@@ -79,7 +78,7 @@ class Receiver:
     # --- events (ingest) ------------------------------------------------------------------------
     async def argocd_event(self, request: Request) -> Response:
         """Notification from the Argo CD notifications controller (the catalog's webhook body)."""
-        data = wire.check_argocd(wire.parse_object(await read_body(request)))
+        data = wire.check_argocd(wire.parse_object(request_body(request)))
         return await self._accept(events.from_argocd(data, self.clock(), self.links))
 
     async def lifecycle_event(self, request: Request) -> Response:
@@ -98,7 +97,7 @@ class Receiver:
         return JSONResponse({"silences": [s.to_json() for s in found]})
 
     async def create_silence(self, request: Request) -> Response:
-        silence = silences.from_request(wire.parse_object(await read_body(request)), self.clock())
+        silence = silences.from_request(wire.parse_object(request_body(request)), self.clock())
         await self.store.add_silence(silence)
         log.info("silence %s created until %s", silence.id, silence.to_json()["expiresAt"])
         return JSONResponse(silence.to_json(), status_code=201)
@@ -153,8 +152,8 @@ class Receiver:
         ops = OPERATIONS
         return [
             Endpoint("POST", "/v1/events/argocd", self.argocd_event, ops["argocd_event"], role=INGEST, body=True),
-            Endpoint("POST", "/v1/events/lifecycle", self.lifecycle_event, ops["lifecycle_event"], body=True),
-            Endpoint("POST", "/v1/events/external", self.external_event, ops["external_event"], body=True),
+            self._signed("/v1/events/lifecycle", self.lifecycle_event, ops["lifecycle_event"], LIFECYCLE),
+            self._signed("/v1/events/external", self.external_event, ops["external_event"], EXTERNAL),
             Endpoint("GET", "/v1/silences", self.list_silences, ops["list_silences"], role=ADMIN),
             Endpoint("POST", "/v1/silences", self.create_silence, ops["create_silence"], role=ADMIN, body=True),
             Endpoint("DELETE", "/v1/silences/{silence_id}", self.delete_silence, ops["delete_silence"], role=ADMIN),
@@ -163,6 +162,10 @@ class Receiver:
             Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),
             Endpoint("GET", "/metrics", self.metrics_endpoint, ops["metrics"]),
         ]
+
+    def _signed(self, path: str, handler: Handler, operation: Mapping[str, Any], sender: str) -> Endpoint:
+        """A route signed with ``sender``'s secret: off (403, nothing read) while that secret is absent."""
+        return Endpoint("POST", path, handler, operation, body=True, admit=lambda: self.senders.require(sender))
 
     def on_error(self, request: Request, error: HttpError) -> None:
         self.metrics.rejected.labels(error.reason).inc()

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.http.auth import BearerAuth
-from argocd_lifecycle.http.body import read_body
+from argocd_lifecycle.http.body import request_body
 from argocd_lifecycle.http.endpoints import Endpoint, ServiceInfo
 from argocd_lifecycle.http.errors import HttpError
 from argocd_lifecycle.http.json_body import parse_json
@@ -35,7 +35,7 @@ class Demo:
 
     async def echo(self, request: Request) -> Response:
         self.bodies_read += 1
-        return JSONResponse({"got": parse_json(await read_body(request, 256))})
+        return JSONResponse({"got": parse_json(request_body(request))})
 
     async def refuse(self, request: Request) -> Response:
         raise Refused("the demo refuses token=abc123")
@@ -46,7 +46,7 @@ class Demo:
     def endpoints(self) -> list[Endpoint]:
         return [
             Endpoint("POST", "/echo", self.echo, {"operationId": "echo", "responses": {"200": {"description": "ok"}}},
-                     role="writer", body=True, observe=lambda status, _: self.observed.append(status)),
+                     role="writer", body=True, max_body=256, observe=lambda status, _: self.observed.append(status)),
             Endpoint("GET", "/refuse", self.refuse, {"responses": {"409": {"description": "no"}}}),
             Endpoint("GET", "/boom", self.boom),
         ]  # fmt: skip
