@@ -12,7 +12,7 @@ after the HPA had scaled; under server-side apply kubectl moves the fields argoc
 client-side apply (`replicas` with them) into its apply entry and applies again without them. Only an
 HPA that had already scaled keeps its count under server-side apply (its manager owns the field). The
 steps of Kubernetes' HPA migration guide, and a name-scoped `ignoreDifferences` with
-`RespectIgnoreDifferences=true`, keep 3 (README, "Adopting an existing autoscaled workload").
+`RespectIgnoreDifferences=true`, keep 3 (docs/guide/plugin.md, "Adopting an existing autoscaled workload").
 """
 
 from __future__ import annotations

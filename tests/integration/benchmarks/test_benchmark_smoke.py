@@ -23,7 +23,7 @@ PROGRAMS = {"bench_generator_service.py": ("wrk", "nginx"), "bench_upstream_buil
 WHERE = {
     "wrk": "Debian package wrk: run `make system`",
     "nginx": "Debian package nginx: run `make system`",
-    "go": "the Go toolchain `make tools` builds with (see the README's fresh-machine setup)",
+    "go": "the Go toolchain `make tools` builds with (see CONTRIBUTING.md, a fresh machine)",
 }
 
 
