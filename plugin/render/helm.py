@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import json
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,15 +123,38 @@ def source_secrets(settings: PluginSettings) -> set[str]:
     return out
 
 
+@dataclass(frozen=True)
+class _HelmOverlap:
+    """Around ``helm template``: the vendored-dependency check while it renders, the source's secrets
+    masked when it failed, the values file removed once it is done."""
+
+    settings: PluginSettings
+    diagnostics: Diagnostics
+    values_dir: tempfile.TemporaryDirectory[str] | None
+
+    def mask(self, text: str) -> str:
+        return self.diagnostics.clean(text)
+
+    def meanwhile(self) -> None:
+        check_vendored_dependencies(self.settings.app_dir, self.settings.limits)
+
+    def failed(self) -> None:
+        self.diagnostics.secrets.add(source_secrets(self.settings))
+
+    def done(self) -> None:
+        if self.values_dir is not None:
+            self.values_dir.cleanup()
+
+
 def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
     """Start ``helm template``; the vendored-dependency check runs while helm renders (it decides the
     message, not whether helm may run: helm itself fails on a dependency missing from ``charts/``)."""
     release_of(settings)  # an unusable release name fails before helm starts
     text = values_text(settings)
-    values_file, cleanup = None, None
+    values_file, tmp = None, None
     if text is not None:
         tmp = tempfile.TemporaryDirectory(prefix="argocd-lifecycle-values-")
-        values_file, cleanup = Path(tmp.name, "values.json"), tmp.cleanup
+        values_file = Path(tmp.name, "values.json")
         try:
             values_file.write_text(text, encoding="utf-8")
         except OSError:
@@ -141,8 +165,5 @@ def start(settings: PluginSettings, diagnostics: Diagnostics) -> RunningTool:
         helm_argv(settings, values_file),
         cwd=settings.app_dir,
         max_output=settings.limits.max_expanded_bytes,
-        mask=diagnostics.clean,
-        on_failure=lambda: diagnostics.secrets.add(source_secrets(settings)),
-        meanwhile=lambda: check_vendored_dependencies(settings.app_dir, settings.limits),
-        cleanup=cleanup,
+        overlap=_HelmOverlap(settings, diagnostics, tmp),
     )

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from argocd_lifecycle.plugin.diagnostics import Diagnostics
 from argocd_lifecycle.plugin.render import kustomize_refs
+from argocd_lifecycle.plugin.render.kustomize_refs import Reach
 from argocd_lifecycle.plugin.render.tool import RunningTool, start_tool
 from argocd_lifecycle.plugin.settings import PluginSettings
 
@@ -25,9 +27,31 @@ def kustomize_argv(settings: PluginSettings) -> list[str]:
     return [*argv, "--", "."]
 
 
+@dataclass(frozen=True)
+class _KustomizeOverlap:
+    """Around ``kustomize build``: the caller's work while it renders (the patch warnings, which never
+    fail the render: render/start.py), the reached files' secrets masked when it failed."""
+
+    settings: PluginSettings
+    diagnostics: Diagnostics
+    reach: Reach
+    warnings: Callable[[], None]
+
+    def mask(self, text: str) -> str:
+        return self.diagnostics.clean(text)
+
+    def meanwhile(self) -> None:
+        self.warnings()
+
+    def failed(self) -> None:
+        self.diagnostics.secrets.add(self.reach.file_secrets(self.settings.limits))
+
+    def done(self) -> None:
+        return None
+
+
 def start(settings: PluginSettings, diagnostics: Diagnostics, *, meanwhile: Callable[[], None]) -> RunningTool:
-    """Check what the kustomization may reach, then start kustomize; ``meanwhile`` (the patch warnings,
-    which never fail the render: render/start.py) runs while it renders."""
+    """Check what the kustomization may reach, then start kustomize; ``meanwhile`` runs while it renders."""
     params = settings.parameters
     reach = kustomize_refs.check(
         settings.app_dir, settings.repo_root, allow_remote=params.allow_remote_bases, limits=settings.limits
@@ -38,8 +62,6 @@ def start(settings: PluginSettings, diagnostics: Diagnostics, *, meanwhile: Call
         kustomize_argv(settings),
         cwd=settings.app_dir,
         max_output=settings.limits.max_expanded_bytes,
-        mask=diagnostics.clean,
+        overlap=_KustomizeOverlap(settings, diagnostics, reach, meanwhile),
         offline=not params.allow_remote_bases,
-        on_failure=lambda: diagnostics.secrets.add(reach.file_secrets(settings.limits)),
-        meanwhile=meanwhile,
     )

@@ -13,7 +13,9 @@ import selectors
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from argocd_lifecycle.errors import ToolError
 from argocd_lifecycle.yaml.yamlio import format_size
@@ -86,24 +88,44 @@ def _collect(proc: subprocess.Popen[bytes], tool: str, max_output: int) -> tuple
     return b"".join(out), err
 
 
-class RunningTool:
-    """A started tool. ``output()`` first does the caller's ``meanwhile`` work (checks that need not
-    hold the tool back, imports for reading its output) and then waits for the tool; leaving the
-    ``with`` block kills a tool still running, so an error on the way discards it."""
+class Overlap(Protocol):
+    """What a renderer does around its running tool, as one object: ``meanwhile`` while the tool runs
+    (checks that need not hold it back, imports for reading its output), ``failed`` when it failed,
+    before its message is masked (it may teach ``mask`` more secrets), and ``done`` once the tool is
+    reaped or could not start (temporary files)."""
 
-    def __init__(
-        self,
-        tool: str,
-        proc: subprocess.Popen[bytes],
-        *,
-        max_output: int,
-        mask: Callable[[str], str],
-        on_failure: Callable[[], None] | None,
-        meanwhile: Callable[[], None] | None,
-        cleanup: Callable[[], None] | None,
-    ) -> None:
-        self.tool, self._proc, self._max_output = tool, proc, max_output
-        self._mask, self._on_failure, self._meanwhile, self._cleanup = mask, on_failure, meanwhile, cleanup
+    def mask(self, text: str) -> str: ...
+    def meanwhile(self) -> None: ...
+    def failed(self) -> None: ...
+    def done(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class MaskOnly:
+    """The overlap of a tool whose renderer only masks its messages."""
+
+    masker: Callable[[str], str] = str
+
+    def mask(self, text: str) -> str:
+        return self.masker(text)
+
+    def meanwhile(self) -> None:
+        return None
+
+    def failed(self) -> None:
+        return None
+
+    def done(self) -> None:
+        return None
+
+
+class RunningTool:
+    """A started tool. ``output()`` first does its overlap's ``meanwhile`` work and then waits for the
+    tool; leaving the ``with`` block kills a tool still running, so an error on the way discards it."""
+
+    def __init__(self, tool: str, proc: subprocess.Popen[bytes], *, max_output: int, overlap: Overlap) -> None:
+        self.tool, self._proc, self._max_output, self._overlap = tool, proc, max_output, overlap
+        self._done = False
 
     def __enter__(self) -> RunningTool:
         return self
@@ -121,15 +143,14 @@ class RunningTool:
             proc.kill()
         with proc:  # closes the pipes and reaps the process
             pass
-        if self._cleanup is not None:
-            self._cleanup()
-            self._cleanup = None
+        if not self._done:
+            self._done = True
+            self._overlap.done()
 
     def output(self) -> str:
-        """The tool's stdout; raise ToolError with its own message, masked (``on_failure`` runs first:
-        it may teach ``mask`` more secrets)."""
-        if self._meanwhile is not None:
-            self._meanwhile()
+        """The tool's stdout; raise ToolError with its own message, masked (the overlap's ``failed`` runs
+        first: it may teach ``mask`` more secrets)."""
+        self._overlap.meanwhile()
         proc = self._proc
         try:
             stdout, stderr = _collect(proc, self.tool, self._max_output)
@@ -138,9 +159,8 @@ class RunningTool:
                 proc.kill()
         code = proc.wait()
         if code != 0:
-            if self._on_failure is not None:
-                self._on_failure()
-            message = trim(self._mask(stderr.decode("utf-8", "replace"))) or "no message"
+            self._overlap.failed()
+            message = trim(self._overlap.mask(stderr.decode("utf-8", "replace"))) or "no message"
             raise ToolError(f"{self.tool} failed (exit {code}): {message}")
         try:
             return stdout.decode("utf-8")
@@ -154,11 +174,8 @@ def start_tool(
     *,
     cwd: Path,
     max_output: int,
-    mask: Callable[[str], str],
+    overlap: Overlap,
     offline: bool = True,
-    on_failure: Callable[[], None] | None = None,
-    meanwhile: Callable[[], None] | None = None,
-    cleanup: Callable[[], None] | None = None,
 ) -> RunningTool:
     """Start ``argv`` (argv[0] is the binary, looked up on PATH) with its output piped to us; every
     check that decides whether it may run must have passed before this is called."""
@@ -172,8 +189,7 @@ def start_tool(
             stderr=subprocess.PIPE,
         )
     except FileNotFoundError as exc:
-        if cleanup is not None:
-            cleanup()
+        overlap.done()
         if exc.filename == str(cwd):  # pragma: no cover - the app folder was found a moment ago
             raise ToolError(f"{tool} could not be started: {exc.strerror}") from exc
         raise ToolError(
@@ -181,9 +197,6 @@ def start_tool(
             "to its path (`make tools` builds the pinned version)"
         ) from exc
     except OSError as exc:
-        if cleanup is not None:
-            cleanup()
+        overlap.done()
         raise ToolError(f"{tool} could not be started: {exc.strerror}") from exc
-    return RunningTool(
-        tool, proc, max_output=max_output, mask=mask, on_failure=on_failure, meanwhile=meanwhile, cleanup=cleanup
-    )
+    return RunningTool(tool, proc, max_output=max_output, overlap=overlap)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from argocd_lifecycle.errors import RenderError, ToolError
-from argocd_lifecycle.plugin.render.tool import DEAD_PROXY, start_tool, tool_env
+from argocd_lifecycle.plugin.render.tool import DEAD_PROXY, MaskOnly, start_tool, tool_env
 
 
 def script(tmp_path: Path, body: str) -> str:
@@ -25,7 +25,7 @@ def run(tmp_path: Path, body: str, *, max_output: int = 1 << 20, mask: str = "")
         [script(tmp_path, body)],
         cwd=tmp_path,
         max_output=max_output,
-        mask=lambda text: text.replace(mask, "***") if mask else text,
+        overlap=MaskOnly(lambda text: text.replace(mask, "***") if mask else text),
     ) as running:
         return running.output()
 
@@ -74,8 +74,12 @@ def test_a_check_that_fails_while_the_tool_runs_kills_it_and_nothing_is_read(tmp
     argv = [script(tmp_path, f"sleep 5; echo out > {marker}\n")]
     cleaned: list[bool] = []
 
-    def check() -> None:
-        raise RenderError("chart needs dependencies that are not vendored in charts/: db 1.0")
+    class Checked(MaskOnly):
+        def meanwhile(self) -> None:
+            raise RenderError("chart needs dependencies that are not vendored in charts/: db 1.0")
+
+        def done(self) -> None:
+            cleaned.append(True)
 
     with (
         pytest.raises(RenderError, match="not vendored"),
@@ -84,9 +88,7 @@ def test_a_check_that_fails_while_the_tool_runs_kills_it_and_nothing_is_read(tmp
             argv,
             cwd=tmp_path,
             max_output=1 << 20,
-            mask=str,
-            meanwhile=check,
-            cleanup=lambda: cleaned.append(True),
+            overlap=Checked(),
         ) as running,
     ):
         pid = running.pid
@@ -99,4 +101,4 @@ def test_a_tool_not_on_path_is_named_with_how_to_get_it(tmp_path: Path, monkeypa
     with pytest.raises(
         ToolError, match=r"kustomize not found \('kustomize'\); install it or set ARGOCD_LIFECYCLE_KUSTOMIZE"
     ):
-        start_tool("kustomize", ["kustomize", "build"], cwd=tmp_path, max_output=1024, mask=str)
+        start_tool("kustomize", ["kustomize", "build"], cwd=tmp_path, max_output=1024, overlap=MaskOnly())
