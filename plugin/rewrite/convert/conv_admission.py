@@ -51,7 +51,6 @@ def _webhook(hook: Any, notes: Notes) -> Any:
     "admissionregistration.k8s.io/v1beta1",
     ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"],
     "admissionregistration.k8s.io/v1",
-    keeps_unless="webhooks",
 )
 def webhook_configuration(obj: Obj, notes: Notes) -> Obj:
     hooks = items(obj.get("webhooks"))

@@ -7,7 +7,6 @@ maxSurge/maxUnavailable 1/1, revisionHistoryLimit 2); unbounded ones cannot be, 
 from __future__ import annotations
 
 from argocd_lifecycle.plugin.rewrite.convert.registry import ConversionError, Notes, converter, rename
-from argocd_lifecycle.plugin.rewrite.files import text_edit
 from argocd_lifecycle.plugin.rewrite.objects import drop, mapping, put, with_spec
 from argocd_lifecycle.plugin.stream.manifest import Obj
 
@@ -15,11 +14,6 @@ APPS = "apps/v1"
 EXT = "extensions/v1beta1"
 BETA1 = "apps/v1beta1"
 BETA2 = "apps/v1beta2"
-
-
-def has_selector(text: str) -> bool:
-    """A workload whose text shows a spec.selector: ``_selector`` keeps it."""
-    return text_edit.has_value(text, "spec", "selector")
 
 
 def _selector(spec: Obj, notes: Notes) -> Obj:
@@ -110,9 +104,9 @@ def statefulset_from_apps_v1beta1(obj: Obj, notes: Notes) -> Obj:
     return with_spec(obj, spec)
 
 
-@converter(EXT, ["ReplicaSet"], APPS, keeps_if=has_selector)
-@converter(BETA1, ["ReplicaSet"], APPS, keeps_if=has_selector)
-@converter(BETA2, ["Deployment", "DaemonSet", "StatefulSet", "ReplicaSet"], APPS, keeps_if=has_selector)
+@converter(EXT, ["ReplicaSet"], APPS)
+@converter(BETA1, ["ReplicaSet"], APPS)
+@converter(BETA2, ["Deployment", "DaemonSet", "StatefulSet", "ReplicaSet"], APPS)
 def workload_same_defaults(obj: Obj, notes: Notes) -> Obj:
     """apps/v1beta2 has apps/v1's defaults; only a missing selector needs writing."""
     spec = mapping(obj.get("spec"))

@@ -82,7 +82,7 @@ def _metrics(metrics: list[Any], notes: Notes) -> list[Any]:
     return [_metric(m, notes) for m in metrics]
 
 
-@converter("autoscaling/v2beta1", KIND, "autoscaling/v2beta2", keeps_unless="metrics")
+@converter("autoscaling/v2beta1", KIND, "autoscaling/v2beta2")
 def hpa_from_v2beta1(obj: Obj, notes: Notes) -> Obj:
     spec = mapping(obj.get("spec"))
     if "metrics" not in spec:

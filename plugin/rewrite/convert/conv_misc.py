@@ -3,7 +3,7 @@ CertificateSigningRequest, RBAC v1alpha1 subjects, Event."""
 
 from __future__ import annotations
 
-from argocd_lifecycle.plugin.rewrite.convert.registry import EMPTY_MAPPING, ConversionError, Notes, converter, rename
+from argocd_lifecycle.plugin.rewrite.convert.registry import ConversionError, Notes, converter, rename
 from argocd_lifecycle.plugin.rewrite.objects import drop, items, mapping, rename_key, with_spec
 from argocd_lifecycle.plugin.stream.manifest import Obj
 
@@ -14,7 +14,7 @@ RBAC = "rbac.authorization.k8s.io"
 RBAC_KINDS = ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]
 
 
-@converter("policy/v1beta1", ["PodDisruptionBudget"], "policy/v1", keeps_unless=EMPTY_MAPPING)
+@converter("policy/v1beta1", ["PodDisruptionBudget"], "policy/v1")
 def pdb(obj: Obj, notes: Notes) -> Obj:
     spec = mapping(obj.get("spec"))
     if spec.get("selector") != {}:
@@ -45,7 +45,7 @@ def _endpoint(endpoint: object, dropped: set[str]) -> object:
     return out
 
 
-@converter("discovery.k8s.io/v1beta1", ["EndpointSlice"], "discovery.k8s.io/v1", keeps_unless="endpoints")
+@converter("discovery.k8s.io/v1beta1", ["EndpointSlice"], "discovery.k8s.io/v1")
 def endpoint_slice(obj: Obj, notes: Notes) -> Obj:
     if "endpoints" not in obj:
         return obj
@@ -67,7 +67,7 @@ def _with_limited(obj: Obj, limited: Obj) -> Obj:
     return with_spec(obj, {**mapping(obj.get("spec")), "limited": limited})
 
 
-@converter(FC + "v1beta2", ["PriorityLevelConfiguration"], FC + "v1beta3", keeps_unless="assuredConcurrencyShares")
+@converter(FC + "v1beta2", ["PriorityLevelConfiguration"], FC + "v1beta3")
 def priority_level_to_v1beta3(obj: Obj, notes: Notes) -> Obj:
     limited = _limited(obj)
     if "assuredConcurrencyShares" not in limited:
@@ -75,7 +75,7 @@ def priority_level_to_v1beta3(obj: Obj, notes: Notes) -> Obj:
     return _with_limited(obj, rename_key(limited, "assuredConcurrencyShares", "nominalConcurrencyShares"))
 
 
-@converter(FC + "v1beta3", ["PriorityLevelConfiguration"], FC + "v1", keeps_unless="nominalConcurrencyShares")
+@converter(FC + "v1beta3", ["PriorityLevelConfiguration"], FC + "v1")
 def priority_level_to_v1(obj: Obj, notes: Notes) -> Obj:
     limited = _limited(obj)
     if limited.get("nominalConcurrencyShares") != 0:
@@ -117,7 +117,7 @@ def _subject(subject: object) -> object:
     return out
 
 
-@converter(RBAC + "/v1alpha1", RBAC_KINDS, RBAC + "/v1", keeps_unless="subjects")
+@converter(RBAC + "/v1alpha1", RBAC_KINDS, RBAC + "/v1")
 def rbac_from_v1alpha1(obj: Obj, notes: Notes) -> Obj:
     if "subjects" not in obj:
         return obj

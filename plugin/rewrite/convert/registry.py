@@ -9,11 +9,11 @@ each field rule lives in exactly one place. Converter modules register themselve
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from argocd_lifecycle.errors import RenderError
+from argocd_lifecycle.plugin.rewrite.files.keeps import KEEPS
 from argocd_lifecycle.plugin.stream.manifest import Obj
 
 #: modules holding converters; imported once, on first use
@@ -80,23 +80,16 @@ def converter(
     new: str,
     *,
     opt_in_since: tuple[int, int] | None = None,
-    keeps_unless: str | None = None,
-    keeps_if: Callable[[str], bool] | None = None,
 ) -> Callable[[Converter], Converter]:
-    """Register ``fn`` as the step from ``old`` to ``new`` for each kind (opt-in when ``opt_in_since``).
-    ``fn`` keeps (Step.keeps_text) every document whose text has no match of ``keeps_unless`` (what it
-    reads: a field name, an empty flow mapping), or for which ``keeps_if`` holds."""
-    keeps = keeps_if
-    if keeps_unless is not None:
-        pattern = re.compile(keeps_unless)
-        keeps = lambda text: pattern.search(text) is None  # noqa: E731 - the predicate kept per step
+    """Register ``fn`` as the step from ``old`` to ``new`` for each kind (opt-in when ``opt_in_since``);
+    which documents it keeps as they are is the one table of rewrite/files/keeps.py."""
 
     def register(fn: Converter) -> Converter:
         table = OPT_IN if opt_in_since else STEPS
         for kind in kinds:
             if (old, kind) in table:
                 raise RuntimeError(f"two converters for {old} {kind}")
-            table[(old, kind)] = Step(old, kind, new, fn, opt_in_since, keeps)
+            table[(old, kind)] = Step(old, kind, new, fn, opt_in_since, KEEPS.get((old, kind)))
         return fn
 
     return register
@@ -105,10 +98,6 @@ def converter(
 def rename(obj: Obj, notes: Notes) -> Obj:
     """Same fields in both versions: only apiVersion changes (the engine sets it)."""
     return obj
-
-
-#: an empty flow mapping (``{}``, ``{ }``, a comment inside): the only way to write one without a tag
-EMPTY_MAPPING = r"\{(?:[ \t\n]++|#[^\n]*+)*+\}"
 
 
 def renames(pairs: Iterable[tuple[str, Iterable[str], str]]) -> None:

@@ -13,9 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argocd_lifecycle.deprecations.knowledge import builtin
+from argocd_lifecycle.plugin.rewrite.convert import registry
 from argocd_lifecycle.plugin.rewrite.engine import Rewriter
 from argocd_lifecycle.plugin.rewrite.files import text_edit
 from argocd_lifecycle.plugin.rewrite.files.convert_files import convert_text
+from argocd_lifecycle.plugin.rewrite.files.keeps import KEEPS
 from argocd_lifecycle.plugin.rewrite.files.sources import Source, SourceError
 from argocd_lifecycle.plugin.rewrite.policy import OnRemoved, Policy
 from argocd_lifecycle.plugin.rewrite.target import Target
@@ -288,3 +290,12 @@ def test_a_beta_workload_is_renamed_as_text_when_it_shows_its_selector(
     text = f"apiVersion: apps/v1beta2\nkind: Deployment\nmetadata:\n  name: a\n{spec}"
     out, count = _both(text, (1, 16), Policy(), monkeypatch)
     assert count == edited and out[0].startswith("apiVersion: apps/v1\n") and out[5] == 1
+
+
+def test_the_keeps_table_names_only_registered_converters() -> None:
+    # one table of the text predicates (plugin/rewrite/files/keeps.py): an entry for a step that is not
+    # registered, or for a plain rename (which keeps every document), would be a predicate nobody runs
+    registry.load()
+    converting = {key for key, step in registry.STEPS.items() if step.fn is not registry.rename}
+    assert set(KEEPS) <= converting
+    assert all(registry.STEPS[key].keeps_text is KEEPS[key] for key in KEEPS)
