@@ -122,7 +122,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     if kube is not None:
         assert applications is not None
         fleet.applications = ApplicationSource(kube, settings.namespace, applications, loop)
-        registry = metrics.registry if metrics is not None else REGISTRY  # beside the fleet's own metrics
+        registry = REGISTRY if metrics is None or metrics.registry is None else metrics.registry
         _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry).start()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()

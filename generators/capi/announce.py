@@ -91,6 +91,10 @@ class MirroredWriter:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)  # counters and settings of the wrapped writer
 
+    @property
+    def on_secret(self) -> bool:
+        return self.inner.on_secret
+
     async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         return await self.inner.write_phase(secret, state)
 

@@ -13,13 +13,12 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
+from argocd_lifecycle.generators.fleet.departures import Departures, Memory
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.lifecycle import (
     ADMITTED,
@@ -46,36 +45,6 @@ log = logging.getLogger(__name__)
 
 def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
-
-
-#: how many deleted clusters are remembered (by server: their name, whether they left explicitly)
-MAX_DEPARTED = 4096
-
-
-class Memory(Protocol):
-    """What must survive a restart where no Kubernetes object can hold it (``--clusters-from``): the
-    phase annotations the writer would have put on each Secret, and the explicit departures."""
-
-    def phase(self, secret_name: str) -> Mapping[str, str]: ...
-
-    def departures(self) -> Mapping[str, str]:
-        """server -> name of the clusters that left explicitly."""
-        ...
-
-    def departed(self, server: str, name: str) -> None: ...
-
-    def returned(self, server: str) -> None: ...
-
-    def forget(self, secret_name: str) -> None: ...
-
-
-@dataclass(frozen=True)
-class _Removal:
-    name: str
-    #: it was Decommissioning: an explicit departure
-    explicit: bool
-    #: it had passed the readiness gate
-    admitted: bool = False
 
 
 def _drifted(secret: ClusterSecret, state: Tracked) -> bool:
@@ -112,7 +81,7 @@ class FleetEngine:
         self.inventory = inventory
         self.lifecycle, self.probing = lifecycle, probing
         self.outputs = outputs or Outputs()
-        self.metrics = metrics
+        self.metrics = metrics if metrics is not None else FleetMetrics.null()
         self.prober = Prober(probing)
         self.tracked: dict[str, Tracked] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -127,16 +96,13 @@ class FleetEngine:
         self.memory = memory
         #: whether an ApplicationSet deploys to a server now (the guard's baseline; set by the wiring)
         self.deployed: Callable[[str], bool] = lambda server: False
-        #: clusters whose Secret was deleted, by server, oldest first (bounded)
-        self._removed: OrderedDict[str, _Removal] = OrderedDict()
-        for server, name in (memory.departures() if memory else {}).items():
-            self._removed[server] = _Removal(name, explicit=True)
+        #: clusters whose Secret was deleted
+        self.departures = Departures(memory)
         self.leading = False
         #: probes completed (all clusters), for benchmarks and tests
         self.probes = 0
         inventory.subscribe(self._on_change)
-        if metrics:
-            metrics.synced.set_function(lambda: 1.0 if self.synced() and not self.stale_seconds() else 0.0)
+        self.metrics.synced.set_function(lambda: 1.0 if self.synced() and not self.stale_seconds() else 0.0)
 
     # -- FleetView --------------------------------------------------------------------------------
     def clusters(self) -> list[ClusterState]:
@@ -151,7 +117,7 @@ class FleetEngine:
         return self.inventory.stale_seconds()
 
     def departed(self) -> frozenset[str]:
-        return frozenset(server for server, r in self._removed.items() if r.explicit)
+        return self.departures.explicit()
 
     def identify(self, server: str, name: str) -> tuple[str, str]:
         """Fill in the server of a cluster known by name, or the name of one known by server, from the
@@ -161,11 +127,10 @@ class FleetEngine:
             self._maps = ({c.server: c.name for c in states}, {c.name: c.server for c in states})
         names, servers = self._maps
         if server and not name:
-            removal = self._removed.get(server)
+            removal = self.departures.get(server)
             return server, names.get(server) or (removal.name if removal else "")
         if name and not server:
-            found = servers.get(name) or next((k for k, r in reversed(self._removed.items()) if r.name == name), "")
-            return found, name
+            return servers.get(name) or self.departures.server_of(name), name
         return server, name
 
     def _observation(self, secret: ClusterSecret, probe: ProbeResult | None) -> Observation:
@@ -181,7 +146,7 @@ class FleetEngine:
         """A new Secret for a cluster that was admitted (its Secret deleted without a decommission and
         re-created, or one an ApplicationSet deploys to already) is that cluster, still admitted: else
         its Applications would go while it waits at the readiness gate again."""
-        removal = self._removed.get(server)
+        removal = self.departures.get(server)
         if removal is not None and removal.explicit:
             return False  # decommissioned and gone: back as a new cluster
         return (removal is not None and removal.admitted) or self.deployed(server)
@@ -191,8 +156,7 @@ class FleetEngine:
         if leading == self.leading:
             return
         self.leading = leading
-        if self.metrics:
-            self.metrics.leader.set(1 if leading else 0)
+        self.metrics.leader.set(1 if leading else 0)
         if leading:
             self.tracked.clear()  # start from what the Secrets say, as a new leader must
             for name in self.inventory.secrets:
@@ -211,19 +175,16 @@ class FleetEngine:
 
     # -- inventory changes ------------------------------------------------------------------------
     def _on_change(self, change: Change) -> None:
-        if self.metrics:
-            self.metrics.clusters.set(len(self.inventory.secrets))
+        self.metrics.clusters.set(len(self.inventory.secrets))
         if change.kind is ChangeKind.INVALID:
             self._invalid[change.secret_name] = change
-            if self.metrics:
-                self.metrics.invalid.labels(change.secret_name).set(1)
+            self.metrics.invalid.labels(change.secret_name).set(1)
             if self.leading:
                 self._spawn(self.outputs.writer.invalid(change, _now()))
             return
         self._invalid.pop(change.secret_name, None)
-        if self.metrics:
-            with contextlib.suppress(KeyError):
-                self.metrics.invalid.remove(change.secret_name)
+        with contextlib.suppress(KeyError):
+            self.metrics.invalid.remove(change.secret_name)
         if change.kind is ChangeKind.DELETE:
             self._deleted(change)
             return
@@ -245,16 +206,10 @@ class FleetEngine:
         if shown is not None:
             # explicit only when it was Decommissioning before its Secret vanished
             explicit = shown.phase is Phase.DECOMMISSIONING
-            self._removed.pop(shown.server, None)
-            self._removed[shown.server] = _Removal(shown.name, explicit, admitted=shown.ready)
-            while len(self._removed) > MAX_DEPARTED:
-                self._removed.popitem(last=False)
+            self.departures.left(shown.server, shown.name, explicit=explicit, admitted=shown.ready)
             if self.memory is not None:
-                if explicit:
-                    self.memory.departed(shown.server, shown.name)
                 self.memory.forget(name)
-            if self.metrics:
-                self.metrics.forget(shown.name)
+            self.metrics.forget(shown.name)
         if self.leading and state is not None and change.secret is not None:
             self._spawn(self._emit(change.secret, state, Step(state, (removed(state),))))
         if self.leading and self.outputs.refresher is not None:
@@ -310,8 +265,7 @@ class FleetEngine:
         async with self._semaphore:
             result, seconds = await self.prober.probe(secret)
         self.probes += 1
-        if self.metrics:
-            self.metrics.probed(secret.name, result, seconds)
+        self.metrics.probed(secret.name, result, seconds)
         await self._observe(name, result)
         return True
 
@@ -342,15 +296,14 @@ class FleetEngine:
         # a failed write is retried at the next observation; annotations someone removed (a `kubectl
         # replace` of the Secret) are written again after that change, since the other replicas read the
         # phase from them (not after a probe: the inventory may not have seen our own last write yet)
-        drifted = changed and getattr(outputs.writer, "on_secret", False) and _drifted(secret, state)
+        drifted = changed and outputs.writer.on_secret and _drifted(secret, state)
         if out.write or name in self._unwritten or drifted:
             if await outputs.writer.write_phase(secret, state):
                 self._unwritten.discard(name)
             else:
                 self._unwritten.add(name)
         for event in out.events:
-            if self.metrics:
-                self.metrics.transitions.labels(secret.name, event.reason.value).inc()
+            self.metrics.transitions.labels(secret.name, event.reason.value).inc()
             await outputs.writer.event(secret, event, now)
             if outputs.notifier is not None:
                 outputs.notifier.post(lifecycle_event(secret, state, event))
@@ -375,19 +328,17 @@ class FleetEngine:
             nodes_ready=state.nodes_ready,
             certificate_expires_at=secret.certificate_expires_at,
         )
-        if self._removed.pop(shown.server, None) is not None and self.memory is not None:
-            self.memory.returned(shown.server)  # registered again
+        self.departures.returned(shown.server)  # registered again
         before = self._states.get(secret.secret_name)
         if before is not None and self.outputs.refresher is not None and _visible(before) != _visible(shown):
             # a relabelled or renamed Secret changes answers without any transition
             self.outputs.refresher.poke()
         if before != shown:
-            if before is not None and before.name != shown.name and self.metrics:
+            if before is not None and before.name != shown.name:
                 self.metrics.forget(before.name)  # the cluster was renamed in its Secret
             self._states[secret.secret_name] = shown
             self._view = self._maps = None
-            if self.metrics:
-                self.metrics.set_phase(secret.name, state.phase)
+            self.metrics.set_phase(secret.name, state.phase)
 
     def _spawn(self, coro: object) -> None:
         task = asyncio.ensure_future(coro)  # type: ignore[call-overload]

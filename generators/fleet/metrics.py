@@ -29,7 +29,13 @@ def error_kind(result: ProbeResult) -> str:
 
 
 class FleetMetrics:
-    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+    @classmethod
+    def null(cls) -> FleetMetrics:
+        """Metrics registered nowhere: an engine without a registry counts into these, and nobody reads
+        them (so the engine never asks whether it has metrics)."""
+        return cls(None)
+
+    def __init__(self, registry: CollectorRegistry | None = REGISTRY) -> None:
         #: where these live; the other metrics of the same fleet go there too
         self.registry = registry
         self.phase = Gauge(

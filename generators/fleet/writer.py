@@ -39,6 +39,12 @@ def phase_annotations(state: Tracked) -> dict[str, str]:
 
 
 class Writer(Protocol):
+    @property
+    def on_secret(self) -> bool:
+        """Whether the phase is written on the cluster Secret itself (then annotations someone removed
+        from it are written again: the other replicas read the phase from them)."""
+        ...
+
     async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         """False when the write failed and should be tried again at the next observation."""
         ...
@@ -49,6 +55,8 @@ class Writer(Protocol):
 
 
 class LogWriter:
+    on_secret = False
+
     async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         log.info("cluster %s: %s", secret.name, " ".join(f"{k}={v}" for k, v in phase_annotations(state).items()))
         return True
