@@ -150,10 +150,15 @@ class Receiver:
     # --- the route table and its errors --------------------------------------------------------
     def endpoints(self) -> list[Endpoint]:
         ops = OPERATIONS
+
+        def signed(path: str, handler: Handler, operation: Mapping[str, Any], sender: str) -> Endpoint:
+            """A route signed with ``sender``'s secret: off (403, nothing read) while that secret is absent."""
+            return Endpoint("POST", path, handler, operation, body=True, admit=lambda: self.senders.require(sender))
+
         return [
             Endpoint("POST", "/v1/events/argocd", self.argocd_event, ops["argocd_event"], role=INGEST, body=True),
-            self._signed("/v1/events/lifecycle", self.lifecycle_event, ops["lifecycle_event"], LIFECYCLE),
-            self._signed("/v1/events/external", self.external_event, ops["external_event"], EXTERNAL),
+            signed("/v1/events/lifecycle", self.lifecycle_event, ops["lifecycle_event"], LIFECYCLE),
+            signed("/v1/events/external", self.external_event, ops["external_event"], EXTERNAL),
             Endpoint("GET", "/v1/silences", self.list_silences, ops["list_silences"], role=ADMIN),
             Endpoint("POST", "/v1/silences", self.create_silence, ops["create_silence"], role=ADMIN, body=True),
             Endpoint("DELETE", "/v1/silences/{silence_id}", self.delete_silence, ops["delete_silence"], role=ADMIN),
@@ -162,10 +167,6 @@ class Receiver:
             Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),
             Endpoint("GET", "/metrics", self.metrics_endpoint, ops["metrics"]),
         ]
-
-    def _signed(self, path: str, handler: Handler, operation: Mapping[str, Any], sender: str) -> Endpoint:
-        """A route signed with ``sender``'s secret: off (403, nothing read) while that secret is absent."""
-        return Endpoint("POST", path, handler, operation, body=True, admit=lambda: self.senders.require(sender))
 
     def on_error(self, request: Request, error: HttpError) -> None:
         self.metrics.rejected.labels(error.reason).inc()
