@@ -2,7 +2,7 @@
 kind), of a predicate that holds only for a document text on which that converter surely returns its
 input and notes nothing (it reads a field the text does not hold), so ``convert`` renames the document
 as text instead of loading it (``text_edit.renamed``). The predicates restate what each converter
-reads; tests/unit/plugin/rewrite/files/test_rewrite_renamed_text.py holds every entry to what loading
+reads; tests/unit/plugin/rewrite/files/test_files_renamed_text.py holds every entry to what loading
 the document gives, and a converter without an entry is always loaded."""
 
 from __future__ import annotations

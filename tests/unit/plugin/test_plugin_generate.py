@@ -65,7 +65,7 @@ def test_allow_empty(tmp_path: Path, run_plugin: RunPlugin) -> None:
 def test_a_document_with_aliases_is_printed_as_written_and_reads_the_same(
     tmp_path: Path, run_plugin: RunPlugin
 ) -> None:
-    # loaded whole under the alias limits (tests/unit/core/yaml/test_yamlio_limits.py), printed untouched
+    # loaded whole under the alias limits (tests/unit/core/yaml/test_yaml_limits.py), printed untouched
     doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: &l {a: b}}\ndata: *l\n"
     result = run_plugin(write(tmp_path, {"a.yaml": doc}))
     assert result.stdout == "---\n" + doc

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.app.test_entry import imported_modules, run_entry
+from tests.unit.app.test_app_entry import imported_modules, run_entry
 
 # what a plain app with nothing to rewrite never needs: the CLI, the tools' renderers and templating,
 # schema validation, the deprecation rules and the rewrite engine, logging, the cluster client,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.generators.test_subpackages import GRAPH, PACKAGE, _inside
+from tests.unit.generators.test_generators_subpackages import GRAPH, PACKAGE, _inside
 
 CAPI = sorted(m for m in GRAPH if _inside(m, "capi"))
 

@@ -11,7 +11,7 @@ import pytest
 
 from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.yaml import yamlio
-from tests.unit.app.test_entry import imported_modules, run_entry
+from tests.unit.app.test_app_entry import imported_modules, run_entry
 from tests.unit.plugin.helpers import Run, write
 from tests.unit.plugin.rewrite.helpers import REFERENCE_FIXTURES
 

@@ -10,7 +10,7 @@ def test_the_type_and_the_line_that_raised_never_the_message() -> None:
         raise ValueError("token=s3cr3t-value")
     except ValueError as exc:
         text = describe(exc)
-    assert text.startswith("ValueError at test_bugs.py:") and "s3cr3t" not in text
+    assert text.startswith("ValueError at test_core_bugs.py:") and "s3cr3t" not in text
 
 
 def test_an_exception_never_raised_is_its_type() -> None:

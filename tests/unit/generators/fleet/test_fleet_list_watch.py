@@ -61,5 +61,5 @@ def test_a_consumer_that_fails_on_a_listing_breaks_the_watch_and_it_lists_again(
 
     asyncio.run(story())
     assert len(listings) >= 2 and broken, (listings, broken)
-    assert "things: what the API sent was not taken in (KeyError at test_list_watch.py:" in caplog.text
+    assert "things: what the API sent was not taken in (KeyError at test_fleet_list_watch.py:" in caplog.text
     assert "s3cr3t" not in caplog.text

@@ -95,7 +95,7 @@ def test_a_listener_that_fails_stops_neither_the_listing_nor_the_other_listeners
     inv.subscribe(lambda ch: seen.append(ch.secret_name))
     inv.replace_all([(secret(name, string_data={"name": name, "server": f"https://{name}"}), "") for name in "ab"])
     assert inv.synced() and seen == ["cluster-a", "cluster-b"]
-    assert "RuntimeError at test_inventory.py" in caplog.text and "s3cr3t" not in caplog.text
+    assert "RuntimeError at test_fleet_inventory.py" in caplog.text and "s3cr3t" not in caplog.text
 
 
 def test_objects_of_the_wrong_shape_are_ignored_not_raised() -> None:
