@@ -17,6 +17,8 @@ from prometheus_client import REGISTRY, CollectorRegistry
 
 from argocd_lifecycle.generators.capi import source as capi_source
 from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, ApplicationSource
+from argocd_lifecycle.generators.fleet.departures import Departures
+from argocd_lifecycle.generators.fleet.directory import Directory
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
 from argocd_lifecycle.generators.fleet.held import HeldReporter
@@ -28,7 +30,7 @@ from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter, default_path
 from argocd_lifecycle.generators.fleet.view import Baseline, RememberedAnswers
-from argocd_lifecycle.generators.fleet.writer import KubeWriter
+from argocd_lifecycle.generators.fleet.writer import KubeWriter, Writer
 from argocd_lifecycle.generators.preflight import gate as upgrade_gate
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.readiness import Watches
@@ -74,6 +76,22 @@ class Fleet:
             await self.notifier.aclose()
 
 
+def _outputs(
+    settings: ServeSettings,
+    kube: Kube | None,
+    state: StateFile | None,
+    is_leader: Callable[[], bool],
+    notifier: Notifier | None,
+) -> Outputs:
+    """Where the engine's results go: the cluster Secrets and the ApplicationSets, else the state file."""
+    if kube is None:
+        assert state is not None  # set with clusters_from
+        return Outputs(StateWriter(state), notifier)
+    writer: Writer = KubeWriter(kube, is_leader, instance=settings.identity)
+    refresher = AppSetRefresher(kube, settings.namespace, is_leader, configmap=settings.plugin_configmap)
+    return Outputs(writer, notifier, refresher)
+
+
 async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = None) -> Fleet:
     loop = asyncio.get_running_loop()
     inventory = Inventory(settings.namespace)
@@ -83,27 +101,27 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
     else:
         state = StateFile(settings.state_file or default_path(settings.clusters_from))
-    outputs = Outputs()
-    engine = FleetEngine(inventory, settings.lifecycle, settings.probing, outputs, metrics, memory=state)
-    is_leader: Callable[[], bool] = lambda: engine.leading  # noqa: E731 - replaced below with the Lease
     leader: LeaderElector | None = None
     if kube is not None and settings.leader_election:
         lease = LeaseSettings(namespace=settings.namespace, identity=settings.identity)
-        leader = LeaderElector(kube, lease, loop, engine.set_leader)
-        is_leader = leader.is_leader
-    else:
-        engine.set_leader(True)
+        leader = LeaderElector(kube, lease, loop)
+    # without an election this replica leads from the start (the engine is told so below)
+    is_leader: Callable[[], bool] = leader.is_leader if leader is not None else lambda: True
     notifier = None
     if settings.receiver_url:
-        notifier = outputs.notifier = Notifier(
+        notifier = Notifier(
             settings.receiver_url, settings.receiver_secret, external_secret=settings.receiver_external_secret
         )
-    applications = ApplicationIndex(engine.identify) if kube is not None else None
-    if kube is not None:
-        outputs.writer = KubeWriter(kube, is_leader, instance=settings.identity)
-        outputs.refresher = AppSetRefresher(kube, settings.namespace, is_leader, configmap=settings.plugin_configmap)
-    else:
-        outputs.writer = StateWriter(state)  # type: ignore[arg-type]  # set with clusters_from
+    directory = Directory(Departures(state))
+    applications = ApplicationIndex(directory.identify) if kube is not None else None
+    outputs = _outputs(settings, kube, state, is_leader, notifier)
+    baseline = _baseline(applications, state)
+    engine = FleetEngine(
+        inventory, settings.lifecycle, settings.probing, outputs, metrics,
+        memory=state, directory=directory, deployed=baseline.deploys_to,
+    )  # fmt: skip
+    if leader is None:
+        engine.set_leader(True)
     reporter = HeldReporter(
         loop,
         settings.namespace,
@@ -113,7 +131,6 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         refresher=outputs.refresher,
         instance=settings.identity,
     )
-    baseline = _baseline(engine, applications, state)
     fleet = Fleet(engine, baseline, reporter, kube, leader, state=state, notifier=notifier)
     if outputs.refresher is not None:
         fleet.tasks.append(asyncio.create_task(outputs.refresher.run(), name="appset-refresher"))
@@ -133,21 +150,17 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     if kube is not None and settings.capi is not None:
         fleet.tasks.append(_capi(fleet, kube, engine, settings, is_leader))
     if leader is not None:
-        leader.start()
+        leader.start(engine.set_leader)
     return fleet
 
 
-def _baseline(engine: FleetEngine, applications: ApplicationIndex | None, state: StateFile | None) -> Baseline:
+def _baseline(applications: ApplicationIndex | None, state: StateFile | None) -> ApplicationIndex | RememberedAnswers:
     """What the guard compares with (the Applications, else the state file's answers); the engine reads
     it too, so that a re-created Secret of a cluster Argo CD deploys to stays admitted."""
-    source: ApplicationIndex | RememberedAnswers
     if applications is not None:
-        source = applications
-    else:
-        assert state is not None
-        source = state.answers
-    engine.deployed = source.deploys_to
-    return source
+        return applications
+    assert state is not None
+    return state.answers
 
 
 def _with_upgrade_gate(

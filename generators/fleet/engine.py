@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.generators.fleet.departures import Departures, Memory
+from argocd_lifecycle.generators.fleet.directory import Directory
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.lifecycle import (
     ADMITTED,
@@ -77,7 +78,11 @@ class FleetEngine:
         metrics: FleetMetrics | None = None,
         *,
         memory: Memory | None = None,
+        directory: Directory | None = None,
+        deployed: Callable[[str], bool] = lambda server: False,
     ) -> None:
+        """``directory``: where the served clusters go (made by the wiring when others read it first);
+        ``deployed``: whether an ApplicationSet deploys to a server now (the guard's baseline)."""
         self.inventory = inventory
         self.lifecycle, self.probing = lifecycle, probing
         self.outputs = outputs or Outputs()
@@ -86,18 +91,15 @@ class FleetEngine:
         self.tracked: dict[str, Tracked] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._changes: dict[str, asyncio.Queue[None]] = {}
-        self._states: dict[str, ClusterState] = {}
-        self._view: list[ClusterState] | None = None
-        self._maps: tuple[dict[str, str], dict[str, str]] | None = None  # server -> name, name -> server
+        self.directory = directory if directory is not None else Directory(Departures(memory))
+        #: clusters whose Secret was deleted
+        self.departures = self.directory.departures
         self._semaphore = asyncio.Semaphore(probing.concurrency)
         self._background: set[asyncio.Task[None]] = set()
         self._invalid: dict[str, Change] = {}
         self._unwritten: set[str] = set()
         self.memory = memory
-        #: whether an ApplicationSet deploys to a server now (the guard's baseline; set by the wiring)
-        self.deployed: Callable[[str], bool] = lambda server: False
-        #: clusters whose Secret was deleted
-        self.departures = Departures(memory)
+        self.deployed = deployed
         self.leading = False
         #: probes completed (all clusters), for benchmarks and tests
         self.probes = 0
@@ -106,9 +108,7 @@ class FleetEngine:
 
     # -- FleetView --------------------------------------------------------------------------------
     def clusters(self) -> list[ClusterState]:
-        if self._view is None:
-            self._view = sorted(self._states.values(), key=lambda c: (c.name, c.secret_name))
-        return self._view
+        return self.directory.clusters()
 
     def synced(self) -> bool:
         return self.inventory.synced()
@@ -120,18 +120,7 @@ class FleetEngine:
         return self.departures.explicit()
 
     def identify(self, server: str, name: str) -> tuple[str, str]:
-        """Fill in the server of a cluster known by name, or the name of one known by server, from the
-        clusters known now and those removed (for the guard's baseline and its messages)."""
-        if self._maps is None:
-            states = self._states.values()
-            self._maps = ({c.server: c.name for c in states}, {c.name: c.server for c in states})
-        names, servers = self._maps
-        if server and not name:
-            removal = self.departures.get(server)
-            return server, names.get(server) or (removal.name if removal else "")
-        if name and not server:
-            return servers.get(name) or self.departures.server_of(name), name
-        return server, name
+        return self.directory.identify(server, name)
 
     def _observation(self, secret: ClusterSecret, probe: ProbeResult | None) -> Observation:
         creds = secret.credentials
@@ -201,8 +190,7 @@ class FleetEngine:
         self._stop(name)
         self._unwritten.discard(name)
         state = self.tracked.pop(name, None)
-        shown = self._states.pop(name, None)
-        self._view = self._maps = None
+        shown = self.directory.pop(name)
         if shown is not None:
             # explicit only when it was Decommissioning before its Secret vanished
             explicit = shown.phase is Phase.DECOMMISSIONING
@@ -329,15 +317,14 @@ class FleetEngine:
             certificate_expires_at=secret.certificate_expires_at,
         )
         self.departures.returned(shown.server)  # registered again
-        before = self._states.get(secret.secret_name)
+        before = self.directory.get(secret.secret_name)
         if before is not None and self.outputs.refresher is not None and _visible(before) != _visible(shown):
             # a relabelled or renamed Secret changes answers without any transition
             self.outputs.refresher.poke()
         if before != shown:
             if before is not None and before.name != shown.name:
                 self.metrics.forget(before.name)  # the cluster was renamed in its Secret
-            self._states[secret.secret_name] = shown
-            self._view = self._maps = None
+            self.directory.put(shown)
             self.metrics.set_phase(secret.name, state.phase)
 
     def _spawn(self, coro: object) -> None:

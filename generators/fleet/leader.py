@@ -43,9 +43,9 @@ class LeaderElector:
         kube: Kube,
         settings: LeaseSettings,
         loop: asyncio.AbstractEventLoop,
-        on_change: Callable[[bool], None],
     ) -> None:
-        self.kube, self.settings, self.loop, self.on_change = kube, settings, loop, on_change
+        self.kube, self.settings, self.loop = kube, settings, loop
+        self.on_change: Callable[[bool], None] = lambda leading: None
         self._leading = False
         self._renewed_at = 0.0
         self._observed: tuple[str, str] = ("", "")
@@ -56,7 +56,9 @@ class LeaderElector:
     def is_leader(self) -> bool:
         return self._leading and time.monotonic() < self._renewed_at + self.settings.renew_deadline
 
-    def start(self) -> None:
+    def start(self, on_change: Callable[[bool], None]) -> None:
+        """Campaign, telling ``on_change`` (on the loop) each time this replica gains or loses the Lease."""
+        self.on_change = on_change
         self._thread.start()
 
     def stop(self) -> None:
