@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from . import image
+from . import image, paths
 from .kubeapi import Cluster
 from .objects import Kube, load_documents
 from .procs import Process, Supervisor, free_port, wait_until
@@ -143,6 +143,10 @@ def start_repo_server(sup: Supervisor, env: ArgoEnv) -> str:
         "redis": env.redis,
         "loglevel": "info",
     }
+    if paths.argocd_release().at_least("v3.5"):
+        # from v3.5 --client-ca-path defaults to the mounted mTLS Secret's path and is refused beside
+        # --disable-tls, even when no file is there: cleared, as a plaintext repo-server needs
+        options["client-ca-path"] = ""
     proc = sup.start("repo-server", [str(env.binary), *flags(options)], env=env.env("argocd-repo-server"))
     sup.wait_ready(proc, lambda: tcp_open(port), timeout=60)
     return f"127.0.0.1:{port}"
@@ -196,7 +200,19 @@ def start_notifications_controller(sup: Supervisor, env: ArgoEnv, repo_server: s
     sup.wait_ready(proc, lambda: tcp_open(metrics), timeout=60)
 
 
-def scratch_dirs(state: Path) -> None:
-    for sub in ("tls", "ssh", "gnupg", "plugins"):
+#: scripts Argo CD's image installs in /usr/local/bin: from v3.6 the repo-server runs git-verify-wrapper.sh
+#: for every manifest generation, GnuPG on or off
+IMAGE_SCRIPTS = ("git-verify-wrapper.sh", "gpg-wrapper.sh")
+
+
+def scratch_dirs(state: Path, source: Path) -> Path:
+    """The components' scratch folders, and a bin folder (returned, for PATH) holding the image's scripts
+    from the release's module ``source`` (hack/), made executable: the module cache keeps no modes."""
+    for sub in ("tls", "ssh", "gnupg", "plugins", "bin"):
         (state / sub).mkdir(parents=True, exist_ok=True)
     os.chmod(state / "gnupg", 0o700)
+    for script in IMAGE_SCRIPTS:
+        if (source / "hack" / script).is_file():
+            (state / "bin" / script).write_bytes((source / "hack" / script).read_bytes())
+            os.chmod(state / "bin" / script, 0o755)
+    return state / "bin"

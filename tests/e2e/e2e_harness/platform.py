@@ -152,9 +152,11 @@ def start_platform(scratch: Path, log_dir: Path, progress: Progress, *, app_resy
 
         t = time.monotonic()
         state = scratch / "argocd"
-        argocd.scratch_dirs(state)
+        scripts = argocd.scratch_dirs(state, paths.argocd_source())
         redis = argocd.start_redis(sup, binaries.redis)
-        path = ":".join([str(paths.VENV_BIN), str(paths.tools_bin()), "/usr/local/bin", "/usr/bin", "/bin"])
+        path = ":".join(
+            [str(paths.VENV_BIN), str(paths.tools_bin()), str(scripts), "/usr/local/bin", "/usr/bin", "/bin"]
+        )
         argo = argocd.ArgoEnv(binaries.argocd, management, state, redis, path)
         argocd.start_cmp_server(sup, argo)
         repo_server = argocd.start_repo_server(sup, argo)
