@@ -3,7 +3,7 @@
 # receiver. Build: docker build -t argocd-lifecycle:0.1.0 .
 # `make image` builds the same image without a container engine (tools/image/): the same Debian
 # release and packages (tools/image/debian.lock), the same Python dependency lock, the same helm and
-# kustomize builds (checked by sha256), the same user and entrypoint. tests/unit/chart/test_dockerfile.py
+# kustomize builds (checked by sha256), the same user and entrypoint. tests/unit/chart/test_chart_dockerfile.py
 # checks that this file and tools/image/versions.env agree.
 
 ARG DEBIAN_IMAGE=debian:bookworm-20250520-slim@sha256:90522eeb7e5923ee2b871c639059537b30521272f10ca86fdbbbb2b75a8c40cd

@@ -197,7 +197,7 @@ build_capi_crds() {
   log "Cluster API $CAPI_VERSION CRDs in $dest ($(find "$dest" -name '*.yaml' | wc -l) files)"
 }
 
-# an OCI registry on loopback for the release round trip (tests/integration/deploy/test_release.py):
+# an OCI registry on loopback for the release round trip (tests/integration/deploy/test_deploy_release.py):
 # go-containerregistry's in-memory registry, `registry -port 0` logs the port it serves on; v0.22.1 is the
 # newest release the proxy serves (v0.22.2 and v0.23.0 are refused)
 GGCR_VERSION=v0.22.1
@@ -206,7 +206,7 @@ build_registry() {
 }
 
 # the Argo CD Operator's CRDs (and its repo-server source), which the install path for an `ArgoCD` resource is validated against
-# (tests/integration/deploy/test_install_paths.py); v0.18.0 is the newest the proxy serves
+# (tests/integration/deploy/test_deploy_install_paths.py); v0.18.0 is the newest the proxy serves
 OPERATOR_VERSION=v0.18.0
 build_operator_crds() {
   local dest="$cache/argocd-operator-crds-$OPERATOR_VERSION"

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.upstream
 KUBE_VERSION = "1.34"  # the newest release the chart tests render for
 #: kinds served by neither Kubernetes nor Argo CD, validated by the tests of their own install path
 OTHER_KINDS = {
-    "Kustomization": "built with the real kustomize by tests/integration/deploy/test_install_paths.py",
+    "Kustomization": "built with the real kustomize by tests/integration/deploy/test_deploy_install_paths.py",
 }
 
 

@@ -22,7 +22,7 @@ def _run(service: LiveService, cwd: Path, *args: str) -> subprocess.CompletedPro
 
 # schemathesis sends many inputs for the same ApplicationSet, and the mass-drop guard answers the ones that
 # would lose clusters with its designed 503, which schemathesis counts as a server error: the guard is off
-# here (its answers are tested in tests/unit/generators/service/test_service_guard.py and test_appset_eval.py)
+# here (its answers are tested in tests/unit/generators/service/test_service_guard.py and test_service_appset_eval.py)
 GUARD_OFF = pytest.mark.parametrize("live_service", [{"max_drop_percent": 100.0}], indirect=True)
 
 
