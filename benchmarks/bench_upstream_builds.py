@@ -7,6 +7,9 @@ cache (XDG_CACHE_HOME), so nothing it builds replaces the real binaries:
   warm   - the machine's GOCACHE: a relink, what a new consumer-module key costs
   cached - the binary exists in the tools cache: what `make test` pays on every run after the first
 Prints each figure and the cold/warm ratio. Cold builds take many minutes; --skip-cold leaves them out.
+The tools: etcd, kube-apiserver and Argo CD at each release of tools/go/argocd/versions.txt
+(``argocd-<minor>``); ``argocd-notify-eval-<minor>`` and ``appset-eval-<minor>`` (our harnesses against
+that release) may be named too.
 Usage: .venv/bin/python benchmarks/bench_upstream_builds.py [--skip-cold] [--smoke] [TOOL...]
 ``--smoke`` builds only kustomize, warm and cached (seconds; what `make test` runs so the script cannot
 rot); its figures mean nothing.
@@ -24,8 +27,12 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.argocd_versions import RELEASES  # noqa: E402
+
 BUILD = REPO / "tools" / "build.sh"
-TOOLS = ["etcd", "kube-apiserver", "argocd"]
+TOOLS = ["etcd", "kube-apiserver", *(r.tool("argocd") for r in RELEASES)]
+HARNESSES = [r.tool(h) for r in RELEASES for h in ("argocd-notify-eval", "appset-eval")]
 SMOKE_TOOL = "kustomize"  # the smallest tool tools/build.sh builds: a relink takes seconds
 
 
@@ -48,9 +55,9 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help=f"only {SMOKE_TOOL}, warm and cached")
     parser.add_argument("tools", nargs="*", metavar="TOOL", help=f"some of {', '.join(TOOLS)} (default: all)")
     args = parser.parse_args()
-    unknown = set(args.tools) - set(TOOLS)
+    unknown = set(args.tools) - set(TOOLS) - set(HARNESSES)
     if unknown:
-        parser.error(f"unknown tool(s) {', '.join(sorted(unknown))}; choose from {', '.join(TOOLS)}")
+        parser.error(f"unknown tool(s) {', '.join(sorted(unknown))}; choose from {', '.join(TOOLS + HARNESSES)}")
     if args.smoke:
         args.skip_cold, args.tools = True, [SMOKE_TOOL]
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start", flush=True)
