@@ -37,8 +37,8 @@ from argocd_lifecycle.generators.capi.kubeconfig import parse_kubeconfig  # noqa
 from argocd_lifecycle.generators.capi.objects import CapiCluster, ClusterKey  # noqa: E402
 from argocd_lifecycle.generators.capi.registration import desired, manifest, patch  # noqa: E402
 from argocd_lifecycle.generators.capi.store import Kubeconfig, Store  # noqa: E402
-from tests.e2e.e2e_harness.capi import fixture, kubeconfig, kubeconfig_secret  # noqa: E402
-from tests.e2e.e2e_harness.pki import CertificateAuthority  # noqa: E402
+from tests.harness.capi import fixture, kubeconfig, kubeconfig_secret  # noqa: E402
+from tests.harness.pki import CertificateAuthority  # noqa: E402
 
 ALLOW = ("env", "team.example.com/*")
 

@@ -13,12 +13,12 @@ from typing import TypeVar
 
 import pytest
 
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.fleet import Rig, start_rig
-from tests.e2e.e2e_harness.loop import Loop, start_loop
-from tests.e2e.e2e_harness.platform import Platform, start_platform
-from tests.e2e.e2e_harness.procs import HarnessError
-from tests.e2e.e2e_harness.sink import Sink
+from tests.harness import paths
+from tests.harness.fleet import Rig, start_rig
+from tests.harness.loop import Loop, start_loop
+from tests.harness.platform import Platform, start_platform
+from tests.harness.procs import HarnessError
+from tests.harness.sink import Sink
 
 T = TypeVar("T")
 

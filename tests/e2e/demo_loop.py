@@ -18,11 +18,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.loop import APP_NAMESPACE, CLUSTER_NAME, Loop, start_loop, synced
-from tests.e2e.e2e_harness.platform import start_platform
-from tests.e2e.e2e_harness.procs import HarnessError
-from tests.e2e.e2e_harness.sink import Sink
+from tests.harness import paths
+from tests.harness.loop import APP_NAMESPACE, CLUSTER_NAME, Loop, start_loop, synced
+from tests.harness.platform import start_platform
+from tests.harness.procs import HarnessError
+from tests.harness.sink import Sink
 
 TOOLS = ["helm", "kustomize", "etcd", "kube-apiserver", "argocd"]
 LOGS = paths.REPO / "test-artifacts" / "demo"

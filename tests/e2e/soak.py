@@ -1,7 +1,7 @@
 """Chaos soak of deletion safety on the e2e platform (``make soak``; a short run is in the e2e tier).
 
 Real etcd, kube-apiservers, Argo CD's ApplicationSet, application and notifications controllers, two
-``generator serve`` replicas with leader election and the receiver (tests/e2e/e2e_harness/fleet.py),
+``generator serve`` replicas with leader election and the receiver (tests/harness/fleet.py),
 with many loopback clusters. Random events, drawn with a seeded generator so a seed repeats the same
 sequence: outage, flap, recovery, upgrade, generator restart, leader failover, Secret deleted after a
 decommission, Secret deleted without one, several Secrets deleted at once, selector edit, label change;
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from tests.e2e.e2e_harness.fleet import COUNTED, PREFIX, Rig
-from tests.e2e.e2e_harness.guard import HELD, DeletionWatch, appset_error, held_messages
-from tests.e2e.e2e_harness.procs import HarnessError, wait_until
 from tests.e2e.soak_analysis import Episodes, outage_episodes
 from tests.e2e.soak_model import AWAY, HOME, Model, Verdict
+from tests.harness.fleet import COUNTED, PREFIX, Rig
+from tests.harness.guard import HELD, DeletionWatch, appset_error, held_messages
+from tests.harness.procs import HarnessError, wait_until
 
 WEIGHTS = {
     "outage": 12, "flap": 7, "recovery": 12, "upgrade": 6, "generator restart": 3, "leader failover": 3,
@@ -398,10 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     import shutil
     import tempfile
 
-    from tests.e2e.e2e_harness import paths
-    from tests.e2e.e2e_harness.fleet import start_rig
-    from tests.e2e.e2e_harness.platform import start_platform
-    from tests.e2e.e2e_harness.sink import Sink
+    from tests.harness import paths
+    from tests.harness.fleet import start_rig
+    from tests.harness.platform import start_platform
+    from tests.harness.sink import Sink
 
     failed = 0
     for seed in args.seed or [1]:

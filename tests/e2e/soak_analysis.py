@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argocd_lifecycle.times import parse_rfc3339
-from tests.e2e.e2e_harness.sink import Message
+from tests.harness.sink import Message
 
 #: lifecycle messages that are no phase change (they may come while a cluster is Unreachable)
 NOT_TRANSITIONS = {"ClusterScaled", "ClusterCredentialsRotated", "ClusterCertificateExpiring"}

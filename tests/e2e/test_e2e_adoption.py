@@ -31,10 +31,10 @@ from kubernetes import client as k8s
 from kubernetes import watch
 from kubernetes.client.exceptions import ApiException
 
-from tests.e2e.e2e_harness import argocd
-from tests.e2e.e2e_harness.loop import last_applied, record
-from tests.e2e.e2e_harness.platform import Platform
-from tests.e2e.e2e_harness.procs import HarnessError, wait_until
+from tests.harness import argocd
+from tests.harness.loop import last_applied, record
+from tests.harness.platform import Platform
+from tests.harness.procs import HarnessError, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.e2e_harness import argocd, capi
-from tests.e2e.e2e_harness.loop import Loop, annotations, cluster_phase_of, parse_time, record, synced
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness import argocd, capi
+from tests.harness.loop import Loop, annotations, cluster_phase_of, parse_time, record, synced
+from tests.harness.procs import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

@@ -14,8 +14,8 @@ import time
 import pytest
 import yaml
 
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.loop import (
+from tests.harness import paths
+from tests.harness.loop import (
     APP_NAMESPACE,
     APP_PATH,
     APPS,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.e2e.e2e_harness.loop import (
+from tests.harness.loop import (
     CLUSTER_SECRET,
     KEPT,
     REWRITTEN,
@@ -19,7 +19,7 @@ from tests.e2e.e2e_harness.loop import (
     record,
     synced,
 )
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness.procs import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.e2e_harness import argocd
-from tests.e2e.e2e_harness.loop import last_applied
-from tests.e2e.e2e_harness.platform import Platform
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness import argocd
+from tests.harness.loop import last_applied
+from tests.harness.platform import Platform
+from tests.harness.procs import wait_until
 
 pytestmark = pytest.mark.e2e
 

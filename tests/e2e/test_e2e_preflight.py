@@ -19,9 +19,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.e2e_harness import argocd
-from tests.e2e.e2e_harness.loop import APPS, CLUSTER_NAME, CLUSTER_SECRET, PREFIX, Loop, record
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness import argocd
+from tests.harness.loop import APPS, CLUSTER_NAME, CLUSTER_SECRET, PREFIX, Loop, record
+from tests.harness.procs import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.e2e_harness import argocd
-from tests.e2e.e2e_harness.loop import APPS, Loop, record
-from tests.e2e.e2e_harness.procs import wait_until
-from tests.e2e.e2e_harness.services import WEBHOOK_SERVICE
+from tests.harness import argocd
+from tests.harness.loop import APPS, Loop, record
+from tests.harness.procs import wait_until
+from tests.harness.services import WEBHOOK_SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.e2e.conftest import RIG_CLUSTERS
-from tests.e2e.e2e_harness.fleet import PREFIX, SELECTED, Rig, cluster_name
-from tests.e2e.e2e_harness.guard import (
+from tests.harness.fleet import PREFIX, SELECTED, Rig, cluster_name
+from tests.harness.guard import (
     HELD,
     DeletionWatch,
     appset_error,
@@ -25,8 +25,8 @@ from tests.e2e.e2e_harness.guard import (
     wait_held,
     wait_released,
 )
-from tests.e2e.e2e_harness.loop import record
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness.loop import record
+from tests.harness.procs import wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 

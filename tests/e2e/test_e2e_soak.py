@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.fleet import Rig
-from tests.e2e.e2e_harness.loop import record
 from tests.e2e.soak import Soak
+from tests.harness import paths
+from tests.harness.fleet import Rig
+from tests.harness.loop import record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 

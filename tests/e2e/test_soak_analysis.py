@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from argocd_lifecycle.times import format_rfc3339
-from tests.e2e.e2e_harness.sink import Message
 from tests.e2e.soak_analysis import outage_episodes
 from tests.e2e.soak_model import AWAY, Model
+from tests.harness.sink import Message
 
 WALL = 1_800_000_000.0  # Unix time at monotonic 0, for these messages
 SERVERS = {"https://c1": "c1"}

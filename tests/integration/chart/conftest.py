@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
+from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.chart.chartkit import render
 from tests.integration.chart.realapi import RealApi, start
 

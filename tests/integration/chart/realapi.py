@@ -19,10 +19,10 @@ from typing import Any
 import httpx
 import yaml
 
-from tests.e2e.e2e_harness import argocd, paths
-from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
-from tests.e2e.e2e_harness.objects import Kube
-from tests.e2e.e2e_harness.procs import Supervisor, wait_until
+from tests.harness import argocd, paths
+from tests.harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.harness.objects import Kube
+from tests.harness.procs import Supervisor, wait_until
 
 NAMESPACE = argocd.NAMESPACE
 

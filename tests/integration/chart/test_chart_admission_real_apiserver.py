@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from argocd_lifecycle.model import Annotation
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness.procs import wait_until
 from tests.integration.chart.chartkit import one, render
 from tests.integration.chart.realapi import NAMESPACE, RealApi, status_message
 

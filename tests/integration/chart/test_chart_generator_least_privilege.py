@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from argocd_lifecycle.model import Annotation
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.platform import register_node
-from tests.e2e.e2e_harness.procs import Supervisor, free_port, wait_until
+from tests.harness import paths
+from tests.harness.platform import register_node
+from tests.harness.procs import Supervisor, free_port, wait_until
 from tests.integration.chart.chartkit import one, render
 from tests.integration.chart.realapi import NAMESPACE, RealApi
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.e2e_harness import paths
+from tests.harness import paths
 from tests.integration.chart.chartkit import find, one, render, render_error
 from tests.integration.chart.realapi import RealApi, status_message
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.e2e_harness import paths
+from tests.harness import paths
 from tests.integration.chart.chartkit import one, render
 from tests.integration.chart.realapi import NAMESPACE, RealApi
 

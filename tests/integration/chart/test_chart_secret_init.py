@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.procs import wait_until
+from tests.harness import paths
+from tests.harness.procs import wait_until
 from tests.integration.chart.chartkit import OLD_CLUSTER_SETS, find, one, render, render_error
 from tests.integration.chart.realapi import NAMESPACE, RealApi, status_message
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.e2e.e2e_harness.image import Mount, container_argv
+from tests.harness.image import Mount, container_argv
 from tests.integration.chart.realapi import NAMESPACE, RealApi
 
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"

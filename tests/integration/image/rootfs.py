@@ -1,7 +1,7 @@
 """The built image for the tests: its description, its unpacked root file system, and running in it.
 
 `make image` (tools/image/build.sh) builds it; a missing image FAILS the tests that need it (never a skip).
-Commands run through tools/image/run.sh (tests/e2e/e2e_harness/image.py): read-only root, an emptyDir on
+Commands run through tools/image/run.sh (tests/harness/image.py): read-only root, an emptyDir on
 /tmp, uid/gid 999, pid 1.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.e2e_harness import image
-from tests.e2e.e2e_harness.image import ARCHIVE, Mount
-from tests.e2e.e2e_harness.paths import REPO
-from tests.e2e.e2e_harness.procs import HarnessError
+from tests.harness import image
+from tests.harness.image import ARCHIVE, Mount
+from tests.harness.paths import REPO
+from tests.harness.procs import HarnessError
 
 __all__ = ["ARCHIVE", "REPO", "Mount", "description", "run", "unpacked"]
 

@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.e2e_harness import argocd, paths
-from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
+from tests.harness import argocd, paths
+from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.chart import realapi
 from tests.integration.chart.chartkit import SCENARIOS, pod_specs, render
 from tests.integration.chart.realapi import NAMESPACE, RealApi

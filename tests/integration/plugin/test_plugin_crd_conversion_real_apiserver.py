@@ -19,8 +19,8 @@ import pytest
 
 from argocd_lifecycle.yaml import yamlio
 from tests.conftest import REPO
-from tests.e2e.e2e_harness.kubeapi import Cluster, start_single
-from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
+from tests.harness.kubeapi import Cluster, start_single
+from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.plugin.helpers import MARKER, run_generate
 
 pytestmark = pytest.mark.upstream

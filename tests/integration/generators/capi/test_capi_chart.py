@@ -15,8 +15,8 @@ import pytest
 
 from argocd_lifecycle.generators.capi.names import MANAGED_BY_LABEL, MANAGED_BY_VALUE
 from argocd_lifecycle.generators.capi.registration import SECRET_PREFIX
-from tests.e2e.e2e_harness import capi, paths
-from tests.e2e.e2e_harness.procs import HarnessError, Supervisor, free_port, wait_until
+from tests.harness import capi, paths
+from tests.harness.procs import HarnessError, Supervisor, free_port, wait_until
 from tests.integration.chart.chartkit import NAMESPACE, find, one, render, render_error, template_args, tool
 from tests.integration.chart.realapi import RealApi, start, status_message
 from tests.integration.generators.loopback import LoopbackCluster

@@ -24,9 +24,9 @@ from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.source import served
 from argocd_lifecycle.kube.client import KubeSettings, connect
 from argocd_lifecycle.model import Annotation
-from tests.e2e.e2e_harness import capi, paths
-from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
-from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
+from tests.harness import capi, paths
+from tests.harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.generators.harness import by_name, eventually, eventually_read, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster
 

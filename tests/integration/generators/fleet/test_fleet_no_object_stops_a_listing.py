@@ -25,8 +25,8 @@ from argocd_lifecycle.generators.runner import Fleet
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.settings import ServiceSettings
 from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
-from tests.e2e.e2e_harness import capi
-from tests.e2e.e2e_harness.kubeapi import Cluster
+from tests.harness import capi
+from tests.harness.kubeapi import Cluster
 from tests.integration.generators.capi.test_capi_real_apiserver import management  # noqa: F401 - its fixture
 from tests.integration.generators.harness import by_name, eventually, eventually_read, settings, started
 from tests.integration.generators.loopback import LoopbackCluster

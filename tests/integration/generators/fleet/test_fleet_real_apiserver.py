@@ -17,9 +17,9 @@ import pytest
 
 from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
 from argocd_lifecycle.model import Annotation
-from tests.e2e.e2e_harness import paths
-from tests.e2e.e2e_harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
-from tests.e2e.e2e_harness.procs import HarnessError, Supervisor
+from tests.harness import paths
+from tests.harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster
 

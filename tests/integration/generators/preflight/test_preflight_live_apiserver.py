@@ -14,8 +14,8 @@ import pytest
 from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.kube import lists as kube_lists
 from argocd_lifecycle.model import Annotation
-from tests.e2e.e2e_harness.platform import register_node
-from tests.e2e.e2e_harness.procs import Supervisor, free_port, wait_until
+from tests.harness.platform import register_node
+from tests.harness.procs import Supervisor, free_port, wait_until
 from tests.integration.chart.realapi import NAMESPACE, RealApi
 from tests.integration.chart.test_chart_generator_least_privilege import ACCOUNT, LEASE, chart_args
 

@@ -16,7 +16,7 @@ from argocd_lifecycle.generators.capi.objects import (
     parse_control_plane,
     parse_worker_group,
 )
-from tests.e2e.e2e_harness.capi import fixture
+from tests.harness.capi import fixture
 
 KEY = ClusterKey("capi-clusters", "edge-1")
 

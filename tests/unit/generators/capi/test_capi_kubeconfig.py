@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from argocd_lifecycle.generators.capi.kubeconfig import InvalidKubeconfig, parse_kubeconfig
-from tests.e2e.e2e_harness.capi import fixture, kubeconfig, kubeconfig_secret
-from tests.e2e.e2e_harness.pki import CertificateAuthority
+from tests.harness.capi import fixture, kubeconfig, kubeconfig_secret
+from tests.harness.pki import CertificateAuthority
 
 CA = CertificateAuthority("workload-1-ca")
 ADMIN = CA.client("kubernetes-admin", "system:masters")

@@ -11,7 +11,7 @@ from argocd_lifecycle.generators.capi.objects import (
     parse_control_plane,
     parse_worker_group,
 )
-from tests.e2e.e2e_harness.capi import fixture
+from tests.harness.capi import fixture
 
 
 def test_a_clusterclass_cluster_reads_its_topology_version_and_what_runs() -> None:

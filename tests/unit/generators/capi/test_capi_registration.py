@@ -22,8 +22,8 @@ from argocd_lifecycle.generators.capi.registration import (
     secret_name,
     source_of,
 )
-from tests.e2e.e2e_harness.capi import fixture, kubeconfig, kubeconfig_secret
-from tests.e2e.e2e_harness.pki import CertificateAuthority
+from tests.harness.capi import fixture, kubeconfig, kubeconfig_secret
+from tests.harness.pki import CertificateAuthority
 
 CA = CertificateAuthority("workload-1-ca")
 ADMIN = CA.client("kubernetes-admin", "system:masters")

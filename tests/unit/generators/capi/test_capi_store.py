@@ -8,8 +8,8 @@ import pytest
 
 from argocd_lifecycle.generators.capi.objects import ClusterKey
 from argocd_lifecycle.generators.capi.store import Kubeconfig, Problem, Store
-from tests.e2e.e2e_harness.capi import fixture, kubeconfig, kubeconfig_secret
-from tests.e2e.e2e_harness.pki import CertificateAuthority
+from tests.harness.capi import fixture, kubeconfig, kubeconfig_secret
+from tests.harness.pki import CertificateAuthority
 
 CA = CertificateAuthority("ca")
 ADMIN = CA.client("admin", "system:masters")

@@ -12,7 +12,7 @@ from tests.argocd_versions import E2E_ENV, NEWEST, ArgocdRelease, UnknownRelease
 
 from .procs import HarnessError
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _artifacts() -> Path:

@@ -18,7 +18,7 @@ from .procs import wait_until
 from .services import WEBHOOK_SERVICE, Receiver, install_catalog, start_generator, start_receiver
 from .sink import Message, Sink
 
-APPS = Path(__file__).resolve().parents[1] / "apps"
+APPS = Path(__file__).resolve().parents[1] / "e2e" / "apps"
 APPSET_EXAMPLE = paths.REPO / "examples" / "applicationset.yaml"
 CLUSTER_SECRET = "cluster-downstream"
 CLUSTER_NAME = "downstream"
