@@ -20,7 +20,7 @@ import httpx
 import yaml
 
 from tests.harness import argocd, paths
-from tests.harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.harness.kubeapi import Cluster, start_single
 from tests.harness.objects import Kube
 from tests.harness.procs import Supervisor, wait_until
 
@@ -84,10 +84,7 @@ class RealApi:
 
 def start(folder: Path, sup: Supervisor) -> RealApi:
     """etcd, one kube-apiserver, and Argo CD's CRDs and base config in its namespace (as the e2e tier)."""
-    _, etcd_url = start_etcd(sup, paths.tool("etcd"), folder)
-    cluster = new_cluster("chart", paths.tool("kube-apiserver"), etcd_url, folder / "chart")
-    launch(sup, cluster)
-    wait_ready(sup, cluster)
+    cluster = start_single(sup, folder, "chart")
     admin = Kube(cluster.api_client(), folder / "discovery.json")
     argocd.install(admin, paths.argocd_source())
 

@@ -24,8 +24,8 @@ from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.capi.source import served
 from argocd_lifecycle.kube.client import KubeSettings, connect
 from argocd_lifecycle.model import Annotation
-from tests.harness import capi, paths
-from tests.harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.harness import capi
+from tests.harness.kubeapi import Cluster, start_single
 from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.generators.harness import by_name, eventually, eventually_read, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster
@@ -61,10 +61,7 @@ def management(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("capi-apiserver")
     sup = Supervisor(folder / "logs")
     try:
-        _, etcd_url = start_etcd(sup, paths.tool("etcd"), folder)
-        cluster = new_cluster("management", paths.tool("kube-apiserver"), etcd_url, folder / "management")
-        launch(sup, cluster)
-        wait_ready(sup, cluster)
+        cluster = start_single(sup, folder, "management")
         with cluster.http() as http:
             for ns in ("argocd", NS, CHECKS):
                 http.post("/api/v1/namespaces", json={"metadata": {"name": ns}}).raise_for_status()

@@ -17,8 +17,7 @@ import pytest
 
 from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
 from argocd_lifecycle.model import Annotation
-from tests.harness import paths
-from tests.harness.kubeapi import Cluster, launch, new_cluster, start_etcd, wait_ready
+from tests.harness.kubeapi import Cluster, start_single
 from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
 from tests.integration.generators.loopback import LoopbackCluster
@@ -50,10 +49,7 @@ def management(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("real-apiserver")
     sup = Supervisor(folder / "logs")
     try:
-        _, etcd_url = start_etcd(sup, paths.tool("etcd"), folder)
-        cluster = new_cluster("management", paths.tool("kube-apiserver"), etcd_url, folder / "management")
-        launch(sup, cluster)
-        wait_ready(sup, cluster)
+        cluster = start_single(sup, folder, "management")
         with cluster.http() as http:
             http.post("/api/v1/namespaces", json={"metadata": {"name": "argocd"}}).raise_for_status()
             http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=APPSET_CRD).raise_for_status()
