@@ -312,6 +312,8 @@ class FleetEngine:
             message=state.message,
             git_version=state.git_version,
             upgrade_to=state.upgrade_to,
+            nodes_known=state.nodes_known,
+            nodes_unknown=state.nodes_unknown,
             nodes=state.nodes,
             nodes_ready=state.nodes_ready,
             certificate_expires_at=secret.certificate_expires_at,

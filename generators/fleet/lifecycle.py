@@ -67,6 +67,8 @@ class Tracked:
     nodes_known: bool = False
     nodes: int = 0
     nodes_ready: int = 0
+    #: why the nodes are unknown although the cluster answered (a bound, or 403 on the node list)
+    nodes_unknown: str = ""
     upgrade_to: str = ""
     #: consecutive good probes / non-good probes / unreachable probes / good probes with the upgrade done
     good: int = 0
@@ -202,7 +204,9 @@ def step(prev: Tracked, obs: Observation, settings: LifecycleSettings, now: date
         if probe.nodes_known:
             if s.nodes_known and probe.nodes != s.nodes and s.phase is not Phase.UPGRADING:
                 note(Reason.SCALED, f"nodes {s.nodes} -> {probe.nodes} ({probe.nodes_ready} Ready)")
-            s = replace(s, nodes_known=True, nodes=probe.nodes, nodes_ready=probe.nodes_ready)
+            s = replace(s, nodes_known=True, nodes=probe.nodes, nodes_ready=probe.nodes_ready, nodes_unknown="")
+        elif probe.nodes_unknown:  # answered without node facts: unknown now, whatever was known before
+            s = replace(s, nodes_known=False, nodes=0, nodes_ready=0, nodes_unknown=probe.nodes_unknown)
         if view is not None and view.done and result is Outcome.GOOD:
             s = replace(s, settled=s.settled + 1)
         elif result is Outcome.GOOD:
@@ -279,4 +283,6 @@ def _message(
 
 
 def _nodes(probe: ProbeResult) -> str:
-    return f"{probe.nodes_ready}/{probe.nodes} nodes Ready" if probe.nodes_known else "nodes unknown"
+    if probe.nodes_known:
+        return f"{probe.nodes_ready}/{probe.nodes} nodes Ready"
+    return f"nodes unknown: {probe.nodes_unknown}" if probe.nodes_unknown else "nodes unknown"

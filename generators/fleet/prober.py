@@ -5,7 +5,8 @@ auth), kept between probes so a sweep reuses connections, and rebuilt when the c
 Failures are results, never exceptions: the state machine decides what they mean.
 
 A cluster's endpoint is not trusted: every answer is read as it streams and dropped past its byte cap,
-the node list has a page and a node budget (past them the nodes are unknown, which is not unhealthy),
+the node list has a page and a node budget (past them the nodes are unknown, which is not unhealthy;
+so are they when the node list answers 403: credentials that may not list nodes, a namespace-scoped cluster),
 each parsed page is reduced to counts before the next read (so only one parse is alive at a time, not
 one per concurrent probe), and the whole probe has one deadline, so a server that trickles bytes
 becomes a timeout and frees its concurrency slot.
@@ -88,6 +89,20 @@ class _Failed(Exception):
 
 class _OverBudget(_Failed):
     """An answer or the node list went past one of its bounds (on the node list: the nodes are unknown)."""
+
+
+class _Forbidden(_Failed):
+    """The node list answered 403: these credentials may not list nodes (a namespace-scoped cluster)."""
+
+
+#: why the nodes of a cluster whose credentials may not list them are unknown (not unhealthy)
+FORBIDDEN = "/api/v1/nodes: HTTP 403 (these credentials may not list nodes; readiness rests on /version and /readyz)"
+
+
+def _refused(status: int, path: str) -> None:
+    """401 and 403 are the credentials rejected: the cluster counts as unreachable."""
+    if status in (401, 403):
+        raise _Failed(f"{path}: HTTP {status} (credentials rejected)")
 
 
 def ssl_context(creds: Credentials) -> ssl.SSLContext:
@@ -174,7 +189,7 @@ class ClusterClient:
         try:
             async with self.pool.stream("GET", url, headers=self.headers, extensions=self.extensions) as resp:
                 if resp.status in (401, 403):
-                    raise _Failed(f"{self.current}: HTTP {resp.status} (credentials rejected)")
+                    return resp.status, bytearray()  # refused: its body is not read (the caller says why)
                 return resp.status, await _read(resp, limit, self.current)
         except _TRANSPORT_ERRORS as exc:
             raise _Failed(f"{self.current}: {_describe(exc)}") from exc
@@ -253,6 +268,7 @@ def _url(server: str, path: str) -> httpcore.URL:
 
 def _json(answer: tuple[int, bytearray], path: str, *, unreachable: bool = True) -> dict[str, Any]:
     status, body = answer
+    _refused(status, path)
     if status != 200:
         raise _Failed(f"{path}: HTTP {status}", unreachable=unreachable)
     try:
@@ -295,6 +311,8 @@ class _Nodes:
 
 def _page(answer: tuple[int, bytearray], nodes: _Nodes, max_nodes: int) -> str:
     """Count one page into ``nodes``; its continue token ("" on the last page)."""
+    if answer[0] == 403:  # authenticated, not allowed: node facts are unknown, not a health problem
+        raise _Forbidden(FORBIDDEN)
     page = _json(answer, "/api/v1/nodes", unreachable=False)
     items = page.get("items")
     if not isinstance(items, list):
@@ -336,6 +354,7 @@ def _git_version(version: dict[str, Any]) -> str:
 async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> ProbeResult:
     git_version = _git_version(_json(await client.get("/version", SMALL_ANSWER), "/version"))
     status, body = await client.get("/readyz", SMALL_ANSWER)
+    _refused(status, "/readyz")
     readyz_ok = status == 200
     text = _one_line(bytes(body[:800]).decode("utf-8", "replace"))[:200]
     problem = "" if readyz_ok else f"/readyz: HTTP {status}: {text}"
@@ -343,8 +362,8 @@ async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> Probe
     unknown = ""
     try:
         nodes = await _nodes(client, settings)
-    except _OverBudget as exc:
-        unknown = str(exc)  # a bound, not a health problem: the nodes are unknown
+    except (_OverBudget, _Forbidden) as exc:
+        unknown = str(exc)  # a bound or a forbidden list, not a health problem: the nodes are unknown
     except _Failed as exc:
         if exc.unreachable:
             raise

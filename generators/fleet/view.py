@@ -41,6 +41,11 @@ class ClusterState:
     git_version: str = ""
     #: ``1.33`` while Upgrading (from the upgrade-to annotation or the control plane), else ""
     upgrade_to: str = ""
+    #: false while the node facts are unknown (not probed yet, past a bound of the node list, or the
+    #: credentials may not list nodes): readiness then rests on /version and /readyz
+    nodes_known: bool = False
+    #: why the nodes are unknown although the cluster answered, "" otherwise
+    nodes_unknown: str = ""
     nodes: int = 0
     nodes_ready: int = 0
     certificate_expires_at: datetime | None = None

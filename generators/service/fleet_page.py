@@ -27,6 +27,9 @@ class ClusterRow(TypedDict):
     phaseSince: str | None
     message: str
     kubernetesVersion: str
+    #: false while the node facts are unknown; ``nodesUnknown`` says why when the cluster answered
+    nodesKnown: bool
+    nodesUnknown: str
     nodes: int
     nodesReady: int
     certificateExpiresAt: str | None
@@ -56,6 +59,8 @@ def cluster_row(cluster: ClusterState) -> ClusterRow:
         "phaseSince": _stamp(cluster.phase_since),
         "message": cluster.message,
         "kubernetesVersion": cluster.git_version.removeprefix("v"),
+        "nodesKnown": cluster.nodes_known,
+        "nodesUnknown": cluster.nodes_unknown,
         "nodes": cluster.nodes,
         "nodesReady": cluster.nodes_ready,
         "certificateExpiresAt": _stamp(cluster.certificate_expires_at),

@@ -103,7 +103,9 @@ _SCHEMAS: dict[str, Any] = {
             "server": _STRING,
             "project": _STRING,
             "metadata": {"type": "object", "properties": {"labels": _strings(), "annotations": _strings()}},
-            "lifecycle": _strings(required=["phase", "phaseSince", "ready", "syncEnabled", "prune", "selfHeal"]),
+            "lifecycle": _strings(
+                required=["phase", "phaseSince", "ready", "nodesKnown", "syncEnabled", "prune", "selfHeal"]
+            ),
             "kubernetes": _strings(
                 required=[
                     "version",

@@ -32,6 +32,7 @@ class LifecycleParams(TypedDict):
     phase: str
     phaseSince: str
     ready: str
+    nodesKnown: str
     syncEnabled: str
     prune: str
     selfHeal: str
@@ -120,6 +121,9 @@ def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
             "phase": cluster.phase.value,
             "phaseSince": format_rfc3339(cluster.phase_since) if cluster.phase_since is not None else "",
             "ready": _flag(cluster.ready),
+            # "false": no node facts (a namespace-scoped cluster's credentials may not list nodes), so
+            # readiness rested on /version and /readyz alone
+            "nodesKnown": _flag(cluster.nodes_known),
             "syncEnabled": _flag(rule.sync_enabled),
             "prune": _flag(rule.prune),
             "selfHeal": _flag(rule.self_heal),

@@ -107,6 +107,24 @@ def test_readiness_gate_needs_ready_after_good_probes_in_a_row() -> None:
     assert run.state.since == run.now and run.last.write
 
 
+def test_nodes_unknown_is_not_unhealthy_the_gate_rests_on_version_and_readyz() -> None:
+    """A cluster whose credentials may not list nodes passes the gate on /version and /readyz alone, and
+    its state says the nodes are unknown and why (what the parameters and the fleet page show)."""
+    forbidden = ProbeResult(reachable=True, git_version="v1.29.3", readyz_ok=True, nodes_unknown="HTTP 403")
+    run = Run().probe(forbidden, forbidden, forbidden)
+    assert run.phases[-1] is Phase.READY and run.state.ready and run.reasons[-1] is Reason.READY
+    assert not run.state.nodes_known and run.state.nodes_unknown == "HTTP 403"
+    run.probe(forbidden)
+    assert run.phases[-1] is Phase.READY and run.state.message == "nodes unknown: HTTP 403"
+    run.probe(good(nodes=4))  # known again: counted, the reason gone
+    assert (run.state.nodes_known, run.state.nodes, run.state.nodes_unknown) == (True, 4, "")
+    run.probe(forbidden)  # unknown again: the old counts are not shown as current
+    assert (run.state.nodes_known, run.state.nodes, run.state.nodes_ready) == (False, 0, 0)
+    assert run.phases[-1] is Phase.READY
+    run.probe(down())  # an unreachable probe says nothing about the nodes
+    assert run.state.nodes_unknown == "HTTP 403"
+
+
 def test_pending_cluster_that_never_answers_stays_pending_with_the_reason() -> None:
     run = Run().probe(down(), down(), down(), down())
     assert run.phases[-1] is Phase.PENDING

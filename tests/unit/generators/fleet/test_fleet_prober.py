@@ -12,7 +12,7 @@ import pytest
 from argocd_lifecycle.app.cli import main
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
-from argocd_lifecycle.generators.fleet.prober import NODE_PAGE, ClusterClient, ProberSettings, probe_with
+from argocd_lifecycle.generators.fleet.prober import FORBIDDEN, NODE_PAGE, ClusterClient, ProberSettings, probe_with
 from argocd_lifecycle.generators.settings import parse_size
 
 VERSION = {"major": "1", "minor": "29", "gitVersion": "v1.29.3"}
@@ -39,6 +39,31 @@ class Answers(ClusterClient):
 
 def probed(client: Answers, settings: ProberSettings | None = None) -> ProbeResult:
     return asyncio.run(probe_with(client, settings or ProberSettings()))
+
+
+def test_a_forbidden_node_list_leaves_the_nodes_unknown_not_unhealthy() -> None:
+    """A namespace-scoped cluster's credentials (Argo CD's `namespaces` / `clusterResources: false`) may
+    not list nodes: the answer is 403 with a body the prober never reads, and readiness rests on /version
+    and /readyz."""
+    client = Answers()
+    client.answers["/api/v1/nodes"] = (403, b'{"kind": "Status", "message": "' + b"x" * 10_000 + b'"}')
+    result = probed(client)
+    assert result.reachable and result.readyz_ok and result.error == "" and not result.nodes_known
+    assert result.nodes_unknown == FORBIDDEN and result.git_version == "v1.29.3"
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [("/version", 403), ("/version", 401), ("/readyz", 403), ("/readyz", 401), ("/api/v1/nodes", 401)],
+)
+def test_rejected_credentials_elsewhere_are_unreachable(path: str, status: int) -> None:
+    """Only a 403 on the node list is "may not list nodes"; a 401 anywhere, or a 403 on /version or
+    /readyz (which every authenticated user may read), is the credentials rejected."""
+    client = Answers()
+    client.answers[path] = (status, b"")
+    result = probed(client)
+    assert not result.reachable and result.error == f"{path}: HTTP {status} (credentials rejected)"
+    assert result.nodes_unknown == ""
 
 
 @pytest.mark.parametrize(

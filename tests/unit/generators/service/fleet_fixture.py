@@ -128,6 +128,7 @@ def cluster(
         "phase_since": SINCE,
         "ready": ready,
         "git_version": version,
+        "nodes_known": True,
         "nodes": 3,
         "nodes_ready": 3,
         "certificate_expires_at": CERT,

@@ -251,6 +251,8 @@ def test_clusters_endpoint_lists_the_fleet(client: TestClient) -> None:
         "phaseSince": "2025-03-01T08:30:00Z",
         "message": "2 of 5 nodes NotReady",
         "kubernetesVersion": "1.29.7",
+        "nodesKnown": True,
+        "nodesUnknown": "",
         "nodes": 5,
         "nodesReady": 3,
         "certificateExpiresAt": "2026-01-15T00:00:00Z",

@@ -52,6 +52,7 @@ def test_parameter_set_has_cluster_generator_keys_and_lifecycle_keys() -> None:
             "phase": "Upgrading",
             "phaseSince": "2025-03-01T08:30:00Z",
             "ready": "true",
+            "nodesKnown": "true",
             "syncEnabled": "true",
             "prune": "false",
             "selfHeal": "true",
