@@ -121,6 +121,13 @@ SERVE_OPTIONS = Options(
         help="Byte cap of one node-list page (/version and /readyz: 64Ki); past it the nodes are unknown.",
     ),
     Option(
+        "--probe-node-interval",
+        type=_DURATION,
+        default=_DEFAULT_PROBING.node_interval,
+        shown=format_duration,
+        help="Time between two reads of a cluster's node facts (0s: every probe); each probe while an upgrade rolls.",
+    ),
+    Option(
         "--probe-max-nodes",
         type=int,
         low=1,
@@ -194,6 +201,7 @@ def serve(**opts: Any) -> None:
                 opts["probe_page_bytes"], where="--probe-page-bytes", low=PAGE_BYTES[0], high=PAGE_BYTES[1]
             ),
             max_nodes=opts["probe_max_nodes"],
+            node_interval=opts["probe_node_interval"],
         ),
         leader_election=opts["leader_election"] and opts["clusters_from"] is None,
         identity=opts["identity"] or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",

@@ -1,5 +1,12 @@
 """Probe one cluster over HTTPS with its own credentials: ``/version``, ``/readyz`` and the node list.
 
+The health probe is ``/version`` + ``/readyz`` every period; node facts (name, Ready, kubelet version)
+are read on a slower cadence (``node_interval``, a minute by default), from the server-side Table form
+of the node list (what ``kubectl get nodes`` asks for: a row of a few hundred bytes per node instead of
+the whole Node object) served from the watch cache (``resourceVersion=0``), so a 5,000-node cluster's
+etcd is never read for them. They are read at once while an upgrade is in flight (the nodes on more than
+one minor, or on another minor than the control plane) and when the control plane's version changes.
+
 One connection pool per cluster (its own TLS trust, client certificate, SNI name, proxy and
 auth), kept between probes so a sweep reuses connections, and rebuilt when the credentials change.
 Failures are results, never exceptions: the state machine decides what they mean.
@@ -40,7 +47,11 @@ from argocd_lifecycle.versions import KubeVersion
 log = logging.getLogger(__name__)
 
 #: nodes asked for per page: 50 nodes of a busy cluster (50 images each, managed fields) are about 1 MiB
+#: when a server answers whole Node objects; 50 Table rows are about 12 KiB
 NODE_PAGE = 50
+#: the Table form first, whole objects from a server that has no Table (what kubectl sends, and kubectl's
+#: `includeObject=None` below: no per-row object metadata)
+_TABLE = b"application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 #: the cap of ``/version`` and ``/readyz``: a few hundred bytes from a real kube-apiserver
 SMALL_ANSWER = 64 * 1024
 #: a continue token is a few hundred bytes; it goes back in the next URL
@@ -66,8 +77,12 @@ class ProberSettings:
     page_bytes: int = 2 * _MIB
     #: nodes one list may hold (Kubernetes supports 5,000); past it the nodes are unknown
     max_nodes: int = 5000
+    #: node facts are read at most this often (seconds; 0: every probe), apart from an upgrade in flight
+    node_interval: float = 60.0
 
     def __post_init__(self) -> None:
+        if self.node_interval < 0:
+            raise UsageError(f"--probe-node-interval ({self.node_interval:g}s) must not be negative")
         if self.deadline < self.timeout:  # the request timeouts would never get their turn
             raise UsageError(
                 f"--probe-deadline ({self.deadline:g}s) must be at least --probe-timeout ({self.timeout:g}s)"
@@ -162,6 +177,7 @@ class ClusterClient:
         self.extensions: dict[str, Any] = {
             "timeout": {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         }
+        self.table_headers = [(b"Accept", _TABLE), *headers[1:]]
         if creds.server_name:
             self.extensions["sni_hostname"] = creds.server_name
         ctx = ssl_context(creds)
@@ -177,17 +193,21 @@ class ClusterClient:
         #: the path being read, for the message when the probe's deadline ends it
         self.current = ""
 
-    async def get(self, path: str, limit: int, *, once: bool = False) -> tuple[int, bytearray]:
+    #: the node facts last read and when (the prober's clock), kept between probes of this client
+    facts: _Facts | None = None
+
+    async def get(self, path: str, limit: int, *, once: bool = False, table: bool = False) -> tuple[int, bytearray]:
         """GET ``path``; the body is read as it streams and refused past ``limit`` bytes.
 
         ``once``: a path not asked again (a page's continue token), so its URL is not cached: a cache
         would keep every token a server ever sent. An answer cut short leaves its connection
-        unfinished, so httpcore closes it instead of reusing it.
+        unfinished, so httpcore closes it instead of reusing it. ``table``: ask for the Table form.
         """
         self.current = _path(path)
         url = httpcore.URL(self.server + path) if once else _url(self.server, path)
+        headers = self.table_headers if table else self.headers
         try:
-            async with self.pool.stream("GET", url, headers=self.headers, extensions=self.extensions) as resp:
+            async with self.pool.stream("GET", url, headers=headers, extensions=self.extensions) as resp:
                 if resp.status in (401, 403):
                     return resp.status, bytearray()  # refused: its body is not read (the caller says why)
                 return resp.status, await _read(resp, limit, self.current)
@@ -292,6 +312,23 @@ class _Nodes:
     ready: int = 0
     minors: set[tuple[int, int]] = field(default_factory=set)
 
+    def add_rows(self, rows: list[Any], status: int, version: int) -> None:
+        """Table rows: ``Status`` is ``Ready`` or ``Ready,SchedulingDisabled`` for a Ready node."""
+        for row in rows:
+            cells = _dict(row).get("cells")
+            if not isinstance(cells, list):
+                continue  # not a row
+            self.count += 1
+            state = cells[status] if 0 <= status < len(cells) else None
+            if isinstance(state, str) and state.split(",", 1)[0] == "Ready":
+                self.ready += 1
+            self._kubelet(cells[version] if 0 <= version < len(cells) else None)
+
+    def _kubelet(self, kubelet: Any) -> None:
+        if isinstance(kubelet, str) and len(kubelet) <= _MAX_GIT_VERSION:
+            with contextlib.suppress(UsageError):  # a node that has not reported its kubelet yet
+                self.minors.add(KubeVersion.parse(kubelet).key)
+
     def add(self, items: list[Any]) -> None:
         for node in items:
             if not isinstance(node, dict):
@@ -303,10 +340,16 @@ class _Nodes:
                 _dict(c).get("type") == "Ready" and _dict(c).get("status") == "True" for c in conditions
             ):
                 self.ready += 1
-            kubelet = _dict(status.get("nodeInfo")).get("kubeletVersion")
-            if isinstance(kubelet, str) and len(kubelet) <= _MAX_GIT_VERSION:
-                with contextlib.suppress(UsageError):  # a node that has not reported its kubelet yet
-                    self.minors.add(KubeVersion.parse(kubelet).key)
+            self._kubelet(_dict(status.get("nodeInfo")).get("kubeletVersion"))
+
+
+def _column(columns: Any, name: str) -> int:
+    """The index of a Table column (-1 when the server sent no such column)."""
+    if isinstance(columns, list):
+        for index, column in enumerate(columns):
+            if _dict(column).get("name") == name:
+                return index
+    return -1
 
 
 def _page(answer: tuple[int, bytearray], nodes: _Nodes, max_nodes: int) -> str:
@@ -314,12 +357,17 @@ def _page(answer: tuple[int, bytearray], nodes: _Nodes, max_nodes: int) -> str:
     if answer[0] == 403:  # authenticated, not allowed: node facts are unknown, not a health problem
         raise _Forbidden(FORBIDDEN)
     page = _json(answer, "/api/v1/nodes", unreachable=False)
-    items = page.get("items")
+    table = page.get("kind") == "Table"
+    items = page.get("rows" if table else "items")
     if not isinstance(items, list):
         items = []
     if nodes.count + len(items) > max_nodes:  # every entry counts toward the bound, a node or not
         raise _OverBudget(f"/api/v1/nodes: more than {max_nodes} nodes")
-    nodes.add(items)
+    if table:
+        columns = page.get("columnDefinitions")
+        nodes.add_rows(items, _column(columns, "Status"), _column(columns, "Version"))
+    else:  # a server without the Table form: whole Node objects
+        nodes.add(items)
     cont = _dict(page.get("metadata")).get("continue")
     if not isinstance(cont, str):
         return ""
@@ -330,13 +378,16 @@ def _page(answer: tuple[int, bytearray], nodes: _Nodes, max_nodes: int) -> str:
 
 async def _nodes(client: ClusterClient, settings: ProberSettings) -> _Nodes:
     nodes = _Nodes()
-    first = f"/api/v1/nodes?limit={NODE_PAGE}"
-    cont = _page(await client.get(first, settings.page_bytes), nodes, settings.max_nodes)
+    pages = f"/api/v1/nodes?limit={NODE_PAGE}&includeObject=None"
+    # the first page from the watch cache (any resourceVersion); a continue token carries its own
+    first = f"{pages}&resourceVersion=0"
+    cont = _page(await client.get(first, settings.page_bytes, table=True), nodes, settings.max_nodes)
     for _ in range(settings.max_pages - 1):
         if not cont:
             return nodes
-        path = f"{first}&continue={urllib.parse.quote(cont, safe='')}"
-        cont = _page(await client.get(path, settings.page_bytes, once=True), nodes, settings.max_nodes)
+        path = f"{pages}&continue={urllib.parse.quote(cont, safe='')}"
+        answer = await client.get(path, settings.page_bytes, once=True, table=True)
+        cont = _page(answer, nodes, settings.max_nodes)
     if not cont:
         return nodes
     raise _OverBudget(f"/api/v1/nodes: more than {settings.max_pages} pages")
@@ -351,6 +402,48 @@ def _git_version(version: dict[str, Any]) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """Node facts as last read: the counts (None when unknown), why unknown, and when and at which
+    control-plane version they were read."""
+
+    nodes: _Nodes | None
+    unknown: str
+    at: float
+    git_version: str
+
+    def due(self, git_version: str, now: float, settings: ProberSettings) -> bool:
+        if git_version != self.git_version or now - self.at >= settings.node_interval:
+            return True
+        if self.nodes is None or not self.nodes.minors:
+            return False
+        # an upgrade in flight: nodes on several minors, or on another one than the control plane
+        try:
+            control_plane = KubeVersion.parse(git_version).key
+        except UsageError:
+            return False
+        return len(self.nodes.minors) > 1 or self.nodes.minors != {control_plane}
+
+
+async def _facts(client: ClusterClient, settings: ProberSettings, git_version: str) -> tuple[_Facts | None, str]:
+    """The node facts (read again when due) and a health problem the node list showed ("" when none)."""
+    now = time.monotonic()
+    known = client.facts
+    if known is not None and not known.due(git_version, now, settings):
+        return known, ""
+    client.facts = None
+    try:
+        client.facts = _Facts(await _nodes(client, settings), "", now, git_version)
+    except (_OverBudget, _Forbidden) as exc:
+        # a bound or a forbidden list, not a health problem: the nodes are unknown
+        client.facts = _Facts(None, str(exc), now, git_version)
+    except _Failed as exc:
+        if exc.unreachable:
+            raise
+        return None, str(exc)  # not kept: asked again at the next probe
+    return client.facts, ""
+
+
 async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> ProbeResult:
     git_version = _git_version(_json(await client.get("/version", SMALL_ANSWER), "/version"))
     status, body = await client.get("/readyz", SMALL_ANSWER)
@@ -358,16 +451,10 @@ async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> Probe
     readyz_ok = status == 200
     text = _one_line(bytes(body[:800]).decode("utf-8", "replace"))[:200]
     problem = "" if readyz_ok else f"/readyz: HTTP {status}: {text}"
-    nodes: _Nodes | None = None
-    unknown = ""
-    try:
-        nodes = await _nodes(client, settings)
-    except (_OverBudget, _Forbidden) as exc:
-        unknown = str(exc)  # a bound or a forbidden list, not a health problem: the nodes are unknown
-    except _Failed as exc:
-        if exc.unreachable:
-            raise
-        problem = problem or str(exc)
+    facts, node_problem = await _facts(client, settings, git_version)
+    problem = problem or node_problem
+    nodes = facts.nodes if facts else None
+    unknown = facts.unknown if facts else ""
     return ProbeResult(
         reachable=True,
         error=problem,
@@ -382,7 +469,8 @@ async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> Probe
 
 
 async def probe_with(client: ClusterClient, settings: ProberSettings) -> ProbeResult:
-    """The three requests of one probe, over an existing client, within ``settings.deadline``."""
+    """One probe (``/version``, ``/readyz``, the node list when due) over an existing client, within
+    ``settings.deadline``."""
     client.current = "/version"
     try:
         async with asyncio.timeout(settings.deadline):

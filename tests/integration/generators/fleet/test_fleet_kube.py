@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,9 @@ def test_lifecycle_story_against_the_management_api(api: FakeKubeAPI, make_clust
     core = make_cluster("core")
 
     async def story() -> None:
-        fleet, _ = await started(settings(kubeconfig=api.kubeconfig))
+        s = settings(kubeconfig=api.kubeconfig)
+        # node facts every probe, so the scaling below is seen within the test's wait (a minute by default)
+        fleet, _ = await started(replace(s, probing=replace(s.probing, node_interval=0)))
         try:
             api.put_secret(edge.secret())
             api.put_secret(core.secret())

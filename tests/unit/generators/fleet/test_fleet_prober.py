@@ -30,7 +30,7 @@ class Answers(ClusterClient):
             "/api/v1/nodes": (200, json.dumps({"items": []} if nodes is None else nodes).encode()),
         }
 
-    async def get(self, path: str, limit: int, *, once: bool = False) -> tuple[int, bytearray]:
+    async def get(self, path: str, limit: int, *, once: bool = False, table: bool = False) -> tuple[int, bytearray]:
         self.current = path.split("?", 1)[0]
         self.asked += 1
         status, body = self.answers[self.current]
@@ -39,6 +39,96 @@ class Answers(ClusterClient):
 
 def probed(client: Answers, settings: ProberSettings | None = None) -> ProbeResult:
     return asyncio.run(probe_with(client, settings or ProberSettings()))
+
+
+def table(*rows: tuple[str, str, str]) -> dict[str, Any]:
+    """A node list in the server-side Table form (what kubectl get nodes gets), without row objects."""
+    columns = [{"name": n, "type": "string"} for n in ("Name", "Status", "Roles", "Age", "Version")]
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "columnDefinitions": columns,
+            "rows": [{"cells": [name, status, "<none>", "5d", kubelet]} for name, status, kubelet in rows]}  # fmt: skip
+
+
+def test_node_facts_come_from_the_table_form() -> None:
+    doc = table(("a", "Ready", "v1.29.3"), ("b", "Ready,SchedulingDisabled", "v1.29.3"), ("c", "NotReady", "v1.28.1"))
+    result = probed(Answers(doc))
+    assert (result.nodes, result.nodes_ready, result.node_minors) == (3, 2, ((1, 28), (1, 29)))
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"kind": "Table", "rows": [{"cells": ["a"]}, {"cells": "x"}, 7]},  # no columns, short or no cells
+        {"kind": "Table", "columnDefinitions": "x", "rows": [{"cells": [1, 2, 3, 4, 5]}]},
+        {"kind": "Table", "columnDefinitions": [{"name": "Status"}, {"name": "Version"}], "rows": [{"cells": [[], 1]}]},
+        {"kind": "Table", "rows": {"a": 1}},
+    ],
+)
+def test_tables_of_any_shape_are_counted_without_raising(doc: dict[str, Any]) -> None:
+    result = probed(Answers(doc))
+    assert result.reachable and result.nodes_known and result.error == "" and result.nodes_ready == 0
+
+
+def test_past_the_node_budget_a_table_leaves_the_nodes_unknown() -> None:
+    result = probed(Answers(table(*[("n", "Ready", "v1.29.3")] * 4)), ProberSettings(max_nodes=3))
+    assert result.reachable and not result.nodes_known and result.nodes_unknown == "/api/v1/nodes: more than 3 nodes"
+
+
+class Counting(Answers):
+    """Answers, counting the requests per path and what each node request asked for."""
+
+    def __init__(self, nodes: Any = None) -> None:
+        super().__init__(nodes)
+        self.paths: list[str] = []
+        self.node_requests: list[tuple[str, bool]] = []
+
+    async def get(self, path: str, limit: int, *, once: bool = False, table: bool = False) -> tuple[int, bytearray]:
+        self.paths.append(path.split("?", 1)[0])
+        if path.startswith("/api/v1/nodes"):
+            self.node_requests.append((path, table))
+        return await super().get(path, limit, once=once, table=table)
+
+
+def test_the_health_probe_is_version_and_readyz_node_facts_on_their_own_slower_cadence() -> None:
+    client = Counting(table(("a", "Ready", "v1.29.3")))
+    first = probed(client)
+    assert client.paths == ["/version", "/readyz", "/api/v1/nodes"]
+    # the Table form, from the watch cache, without per-row objects
+    assert client.node_requests == [(f"/api/v1/nodes?limit={NODE_PAGE}&includeObject=None&resourceVersion=0", True)]
+    for _ in range(3):  # within the node interval: health only, the node facts carried
+        later = probed(client)
+        assert (later.nodes_known, later.nodes, later.nodes_ready) == (True, 1, 1)
+    assert client.paths.count("/api/v1/nodes") == 1 and len(client.paths) == 9
+    assert first.node_minors == later.node_minors == ((1, 29),)
+    probed(client, ProberSettings(node_interval=0))  # past it: read again
+    assert client.paths.count("/api/v1/nodes") == 2
+
+
+def test_node_facts_are_read_every_probe_while_an_upgrade_rolls_and_when_the_control_plane_changes() -> None:
+    client = Counting(table(("a", "Ready", "v1.29.3"), ("b", "Ready", "v1.30.1")))
+    for _ in range(3):  # two minors: an upgrade in flight
+        probed(client)
+    assert client.paths.count("/api/v1/nodes") == 3
+    client.answers["/api/v1/nodes"] = (200, json.dumps(table(("a", "Ready", "v1.29.3"))).encode())
+    probed(client)
+    probed(client)  # one minor, the control plane's: the slow cadence again
+    assert client.paths.count("/api/v1/nodes") == 4
+    client.answers["/version"] = (200, json.dumps({**VERSION, "gitVersion": "v1.30.1"}).encode())
+    probed(client)  # the control plane moved: read at once
+    probed(client)  # and while the nodes lag behind it
+    assert client.paths.count("/api/v1/nodes") == 6
+
+
+def test_a_failed_node_list_is_not_kept_and_is_asked_again() -> None:
+    client = Counting()
+    client.answers["/api/v1/nodes"] = (500, b"etcd")
+    assert probed(client).error == "/api/v1/nodes: HTTP 500"
+    client.answers["/api/v1/nodes"] = (200, json.dumps(table(("a", "Ready", "v1.29.3"))).encode())
+    assert probed(client).nodes == 1 and client.paths.count("/api/v1/nodes") == 2
+
+
+def test_a_negative_node_interval_is_refused() -> None:
+    with pytest.raises(UsageError, match="--probe-node-interval"):
+        ProberSettings(node_interval=-1)
 
 
 def test_a_forbidden_node_list_leaves_the_nodes_unknown_not_unhealthy() -> None:
