@@ -11,16 +11,26 @@ Deliveries go to a Slack-type sink at Slack's 1 message/s per webhook, so the ou
 would in an alert storm; ingest is what is measured. The server's own CPU time per event (user +
 system, from /proc) is printed too: unlike events/s it hardly depends on what else the shared
 machine runs, and 1e6 / (CPU us per event) is the rate one dedicated core would sustain.
-Usage: .venv/bin/python benchmarks/bench_receiver.py [--events N] [--rounds N] [--smoke]
-``--smoke`` runs the same code with 200 events for one round (seconds; what `make test` runs so the
-script cannot rot); its figures mean nothing.
+
+``--stages`` measures instead where the receiver's CPU per event goes, in one process with no client
+and no sockets (the servers' protocol objects fed the same raw requests, 32 in flight as in the
+saturation run): the ceiling, then cumulative runs that each add one stage (core/http's connection
+deadlines; the ingest route's HTTP layer with a handler that answers at once; the JSON parse, wire
+checks and event; the pipeline and its SQLite state), then one cProfile run of the receiver as served,
+its own time grouped by the code it runs in.
+Usage: .venv/bin/python benchmarks/bench_receiver.py [--events N] [--rounds N] [--stages] [--smoke]
+``--smoke`` runs the same code, both measurements, with 200 events for one round (seconds; what
+`make test` runs so the script cannot rot); its figures mean nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
+import logging
+import pstats
 import random
 import socket
 import statistics
@@ -32,12 +42,29 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import uvicorn
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from argocd_lifecycle.http import server
+from argocd_lifecycle.http.body import request_body
+from argocd_lifecycle.http.endpoints import Endpoint, Handler
+from argocd_lifecycle.http.protocol import LimitedHttpProtocol
+from argocd_lifecycle.http.server import ServerSettings, uvicorn_config
+from argocd_lifecycle.http.service import build_app as build_service_app
+from argocd_lifecycle.notifications.receiver import config as receiver_config
+from argocd_lifecycle.notifications.receiver import events, wire
+from argocd_lifecycle.notifications.receiver.app import INGEST, Receiver, build_app
+from argocd_lifecycle.notifications.receiver.openapi import INFO
+from argocd_lifecycle.notifications.receiver.stores import open_state
+
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[1]
 CLI = str(REPO / ".venv" / "bin" / "argocd-lifecycle")
 TOKEN = "bench-token"
-BASELINE = """
-import sys, uvicorn
+# the ceiling's app; the subprocess runs it under uvicorn, --stages builds it in-process
+BASELINE_APP = """
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -47,6 +74,10 @@ async def accept(request):
     return JSONResponse({"status": "queued"}, status_code=202)
 
 app = Starlette(routes=[Route("/v1/events/argocd", accept, methods=["POST"])])
+"""
+BASELINE = f"""
+import sys, uvicorn
+{BASELINE_APP}
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
 """
 
@@ -172,7 +203,8 @@ def wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
     sys.exit("server did not start")
 
 
-def start_receiver(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
+def write_config(folder: Path) -> Path:
+    """The receiver's config (and its token and secret files) in ``folder``."""
     (folder / "token").write_text(TOKEN)
     (folder / "hmac").write_text("bench-hmac")
     config = folder / "receiver.yaml"
@@ -184,6 +216,11 @@ def start_receiver(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
         "receivers: [{name: ops-slack, type: slack, url: 'http://127.0.0.1:9/slack'}]\n"
         "routes: [{match: {}, receiver: ops-slack}]\n"
     )
+    return config
+
+
+def start_receiver(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
+    config = write_config(folder)
     port = free_port()
     argv = [CLI, "receiver", "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}"]
     argv += ["--state", f"sqlite:///{folder}/state.db", "--log-level", "warning"]
@@ -199,15 +236,236 @@ def start_baseline() -> tuple[subprocess.Popen[bytes], int]:
     return proc, port
 
 
+# --- --stages: where the receiver's CPU per event goes, in-process -------------------------------
+# Stages by the file a function is defined in (first match wins); a C function (json's scanner, an
+# SQLite call, os.stat) counts for the stage of the Python code that called it.
+STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("HTTP parsing + ASGI server (uvicorn, httptools)", ("/uvicorn/", "httptools")),
+    ("connection deadlines (core/http/protocol.py)", ("/argocd_lifecycle/http/protocol.py",)),
+    (
+        "bearer check (core/http/auth.py, tokens.py)",
+        ("/argocd_lifecycle/http/auth.py", "/argocd_lifecycle/http/tokens.py"),
+    ),
+    (
+        "body read + depth check (core/http/body.py, json_body.py)",
+        ("/argocd_lifecycle/http/body.py", "/argocd_lifecycle/http/json_body.py"),
+    ),
+    (
+        "guard, errors (core/http/service.py, errors.py)",
+        ("/argocd_lifecycle/http/service.py", "/argocd_lifecycle/http/errors.py"),
+    ),
+    ("Starlette: routing, Request, JSONResponse", ("/starlette/",)),
+    (
+        "JSON parse + wire checks + event (json, wire.py, events.py, links.py)",
+        (
+            "/json/",
+            "/argocd_lifecycle/notifications/receiver/wire.py",
+            "/argocd_lifecycle/notifications/receiver/events.py",
+            "/argocd_lifecycle/notifications/receiver/links.py",
+            "/argocd_lifecycle/lifecycle_event.py",
+        ),
+    ),
+    (
+        "pipeline: routing, silences, notification (pipeline.py ...)",
+        (
+            "/argocd_lifecycle/notifications/receiver/pipeline.py",
+            "/argocd_lifecycle/notifications/receiver/routing.py",
+            "/argocd_lifecycle/notifications/receiver/silences.py",
+            "/argocd_lifecycle/notifications/receiver/notification.py",
+            "/argocd_lifecycle/notifications/receiver/text.py",
+            "/argocd_lifecycle/notifications/receiver/app.py",
+            "/argocd_lifecycle/model.py",
+            "dataclasses.py",
+            "secrets.py",
+        ),
+    ),
+    (
+        "state store: SQLite dedupe, flap, outbox, group commit",
+        ("/argocd_lifecycle/notifications/receiver/sqlite_", "/argocd_lifecycle/notifications/receiver/state.py"),
+    ),
+    ("metrics (prometheus_client)", ("/prometheus_client/",)),
+)
+OTHER = "event loop, tasks, everything else"
+
+
+class Transport:
+    """The socket side of one in-process connection: what the server writes is kept, nothing is sent."""
+
+    def __init__(self) -> None:
+        self.written = bytearray()
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 40000), "sockname": ("127.0.0.1", 8080)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        self.closed = True
+
+    abort = close
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def set_protocol(self, protocol: Any) -> None:
+        pass
+
+
+async def drive(config: Any, protocol: type[Any], reqs: list[bytes], connections: int = 32) -> float:
+    """CPU us per event of serving ``reqs`` with ``protocol`` on in-process connections, ``connections``
+    requests in flight at a time (as the saturation run keeps 32), every answer checked to be a 202."""
+    state = uvicorn.server.ServerState()
+    conns = [(protocol(config, state, {}), Transport()) for _ in range(connections)]
+    for proto, transport in conns:
+        proto.connection_made(transport)
+    cpu = time.process_time()
+    for start in range(0, len(reqs), connections):
+        batch = list(zip(conns, reqs[start : start + connections], strict=False))
+        for (proto, _), raw in batch:
+            proto.data_received(raw)
+        await asyncio.gather(*state.tasks)
+        for (_, transport), _ in batch:
+            if transport.closed or not transport.written.startswith(b"HTTP/1.1 202"):
+                raise RuntimeError(f"unexpected answer {bytes(transport.written[:40])!r}")
+            transport.written.clear()
+    cpu = time.process_time() - cpu
+    for proto, _ in conns:  # its timers go with it
+        proto.connection_lost(None)
+    return cpu / len(reqs) * 1e6
+
+
+def stage_of(
+    func: tuple[str, int, str], stats: dict[Any, Any], seen: frozenset[Any] = frozenset()
+) -> list[tuple[str, float]]:
+    """(stage, share) for one profiled function: by its file, or, for a C function, by its callers'."""
+    path = func[0]
+    if path != "~":
+        return [(next((name for name, marks in STAGES if any(m in path for m in marks)), OTHER), 1.0)]
+    callers = {c: v[2] for c, v in stats[func][4].items() if c not in seen}
+    total = sum(callers.values())
+    if not total:
+        return [(OTHER, 1.0)]
+    return [(st, share * tt / total) for c, tt in callers.items() for st, share in stage_of(c, stats, seen | {func})]
+
+
+def attribute(profile: cProfile.Profile) -> dict[str, float]:
+    """Seconds of own time per stage."""
+    stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    out = dict.fromkeys([*(name for name, _ in STAGES), OTHER], 0.0)
+    for func, (_cc, _nc, tottime, _ct, _callers) in stats.items():
+        for stage, share in stage_of(func, stats):
+            out[stage] += tottime * share
+    return out
+
+
+def cut_short(receiver: Receiver) -> dict[str, Any]:
+    """The receiver's ingest route with the same HTTP layer and credential, its handler ending after a
+    stage: answering the ceiling's 202 right after the layer (the body read, bounded, depth-checked),
+    or after the JSON parse, the wire checks and the event."""
+
+    async def layer(request: Request) -> Response:
+        request_body(request)
+        return JSONResponse({"status": "queued"}, status_code=202)
+
+    async def parsed(request: Request) -> Response:
+        data = wire.check_argocd(wire.parse_object(request_body(request)))
+        events.from_argocd(data, receiver.clock(), receiver.links)
+        return JSONResponse({"status": "queued"}, status_code=202)
+
+    def app(handler: Handler) -> Any:
+        route = Endpoint("POST", "/v1/events/argocd", handler, role=INGEST, body=True)
+        return build_service_app(INFO, [route], auth=receiver.auth)
+
+    return {"layer": app(layer), "parsed": app(parsed)}
+
+
+async def stages_run(folder: Path, events: int, rounds: int) -> None:
+    logging.getLogger("argocd_lifecycle").setLevel(logging.ERROR)  # the sink's refused deliveries
+    cfg = receiver_config.load(write_config(folder))
+    receiver = Receiver(cfg, await open_state(f"sqlite:///{folder}/state.db"))
+    app = build_app(receiver)
+    namespace: dict[str, Any] = {}
+    exec(BASELINE_APP, namespace)
+    apps = {"discard": namespace["app"], **cut_short(receiver), "receiver": app}
+    settings = ServerSettings((("127.0.0.1", 0),))
+    configs = {name: uvicorn_config(a, settings, lifespan="off") for name, a in apps.items()}
+    for config in configs.values():
+        config.load()
+    # cumulative: each run adds one stage to the one before; name -> (app, protocol, what it adds)
+    runs = {
+        "ceiling: discard app under uvicorn's protocol": (
+            "discard",
+            HttpToolsProtocol,
+            "HTTP parsing, uvicorn, Starlette",
+        ),
+        "the same app under core/http's protocol": ("discard", LimitedHttpProtocol, "connection deadlines"),
+        "ingest route, handler answers at once": ("layer", LimitedHttpProtocol, "core/http: guard, bearer, body"),
+        "+ JSON parse, wire checks, event": ("parsed", LimitedHttpProtocol, "JSON, checks, event"),
+        "+ pipeline: the receiver as served": ("receiver", LimitedHttpProtocol, "pipeline, SQLite, answer"),
+    }
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    async with receiver.lifespan(app):
+        await drive(configs["receiver"], LimitedHttpProtocol, requests(200, seed=99))  # warm-up: caches, first pages
+        for r in range(rounds):
+            for n, (name, (which, protocol, _)) in enumerate(runs.items()):
+                # a seed per run: a repeated seed would make every event of the second run a duplicate
+                reqs = requests(events, seed=100 + len(runs) * r + n)
+                cpu[name].append(await drive(configs[which], protocol, reqs))
+        profile = cProfile.Profile()
+        profile.enable()
+        profiled = await drive(configs["receiver"], LimitedHttpProtocol, requests(events, seed=1000))
+        profile.disable()
+    med = {name: statistics.median(v) for name, v in cpu.items()}
+    served = med["+ pipeline: the receiver as served"]
+    print(f"in-process CPU per event (no client, no sockets), medians of {rounds} rounds of {events} events")
+    print(f"  {'':48s}{'us/event':>9s}{'adds':>8s}  {'share':>6s}  for")
+    before = 0.0
+    for name, us in med.items():
+        print(f"  {name:48s}{us:9.1f}{us - before:8.1f}  {(us - before) / served:6.1%}  {runs[name][2]}")
+        before = us
+    print(f"  receiver / ceiling: {ratio(served, med[next(iter(runs))])}x CPU per event")
+    seconds = attribute(profile)
+    total = sum(seconds.values())
+    stats: dict[Any, Any] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    sqlite = sum(v[2] for f, v in stats.items() if f[0] == "~" and "sqlite3" in f[2]) / events * 1e6
+    print(f"\nthe receiver as served, own time by code (cProfile, {profiled:.0f} us/event under it; Python code is")
+    print("inflated against C calls such as SQLite's under a profiler, so read the shares as an order)")
+    for stage, sec in sorted(seconds.items(), key=lambda kv: -kv[1]):
+        print(f"  {stage:72s}{sec / total:6.1%}")
+    print(f"SQLite's own C calls (statements, commits; a profiler hardly inflates them): {sqlite:.1f} us/event")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=10_000, help="requests per measurement")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rate", type=float, default=2000.0, help="offered events/s for the latency run")
     parser.add_argument("--smoke", action="store_true", help="200 events, one round: checks the script still works")
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="instead: the receiver's CPU per event in-process (no client, no sockets), by stage",
+    )
     args = parser.parse_args()
     if args.smoke:
         args.events, args.rounds = 200, 1
+    if args.stages or args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            server.run(stages_run(Path(tmp), args.events, args.rounds))
+        if args.stages:
+            return
+        print()
     results: dict[str, dict[str, list[float]]] = {
         name: {"eps": [], "p50": [], "p99": [], "achieved": [], "cpu_us": []} for name in ("baseline", "receiver")
     }
