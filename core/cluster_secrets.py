@@ -63,8 +63,31 @@ class ClusterConfigWire(TypedDict, total=False):
     proxyUrl: str
 
 
+#: the ExecCredential versions client-go speaks (v1alpha1 was removed in Kubernetes 1.24)
+EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
+#: what Argo CD runs for ``awsAuthConfig`` (``RawRestConfig``), with this ExecCredential version
+AWS_AUTH_COMMAND = "argocd-k8s-auth"
+AWS_AUTH_API_VERSION = "client.authentication.k8s.io/v1beta1"
+_MAX_ARGS = 64
+_MAX_ARG = 4096
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
 class InvalidClusterSecret(LifecycleError):
     """A cluster Secret that cannot be used; the message names the Secret and the field."""
+
+
+@dataclass(frozen=True)
+class ExecPlugin:
+    """A client-go exec credential plugin, as Argo CD builds it from ``execProviderConfig`` or
+    ``awsAuthConfig``: an argv (never a shell), extra environment, the ExecCredential version. The
+    arguments and the environment may carry secrets (a client secret, a role), so no repr shows them."""
+
+    command: str
+    args: tuple[str, ...] = field(default=(), repr=False)
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    api_version: str = AWS_AUTH_API_VERSION
+    install_hint: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,8 @@ class Credentials:
     insecure: bool = False
     server_name: str = ""
     proxy_url: str = field(default="", repr=False)
+    #: the exec credential plugin that gives the token or client certificate (None: static credentials)
+    exec_plugin: ExecPlugin | None = None
     #: why the prober cannot use these credentials ("" when it can)
     unsupported: str = ""
     #: digest of the whole ``config``: changes exactly when the credentials are rotated
@@ -240,11 +265,6 @@ def parse_config(text: str, where: str) -> Credentials:
             f"{where}: config.tlsClientConfig.serverName must be a host name (a string of at most {MAX_NAME} "
             "characters without spaces or control characters)"
         )
-    unsupported = ""
-    if _auth_kind(cfg, "execProviderConfig", where).get("command"):
-        unsupported = "exec-provider auth (execProviderConfig) is not supported by the prober"
-    elif _auth_kind(cfg, "awsAuthConfig", where).get("clusterName"):
-        unsupported = "AWS IAM auth (awsAuthConfig) is not supported by the prober"
     proxy_url = _str_field(cfg, "proxyUrl", where)
     if _CONTROL_OR_SPACE.search(proxy_url):
         raise InvalidClusterSecret(f"{where}: config.proxyUrl holds a control character or a space")
@@ -258,9 +278,70 @@ def parse_config(text: str, where: str) -> Credentials:
         insecure=insecure,
         server_name=server_name,
         proxy_url=proxy_url,
-        unsupported=unsupported,
+        exec_plugin=exec_plugin(cfg, where),
         fingerprint=fingerprint,
     )
+
+
+def exec_plugin(cfg: Mapping[str, Any], where: str) -> ExecPlugin | None:
+    """The exec plugin of a ``config``, as Argo CD's ``RawRestConfig`` picks it: ``awsAuthConfig`` when
+    present (``argocd-k8s-auth aws --cluster-name X [--role-arn Y] [--profile Z]``, v1beta1), else
+    ``execProviderConfig``; None for static credentials. Every value is checked here; whether the command
+    may run is the prober's decision (its allowed list)."""
+    if cfg.get("awsAuthConfig") is not None:
+        aws = _auth_kind(cfg, "awsAuthConfig", where)
+        cluster = _exec_text(aws.get("clusterName"), where, "awsAuthConfig.clusterName", MAX_NAME)
+        if not cluster:
+            raise InvalidClusterSecret(f"{where}: config.awsAuthConfig.clusterName is missing")
+        args = ["aws", "--cluster-name", cluster]
+        for key, flag in (("roleARN", "--role-arn"), ("profile", "--profile")):
+            value = _exec_text(aws.get(key), where, f"awsAuthConfig.{key}", _MAX_ARG)
+            if value:
+                args += [flag, value]
+        return ExecPlugin(AWS_AUTH_COMMAND, tuple(args))
+    if cfg.get("execProviderConfig") is None:
+        return None
+    conf = _auth_kind(cfg, "execProviderConfig", where)
+    command = _exec_text(conf.get("command"), where, "execProviderConfig.command", _MAX_ARG)
+    if not command:
+        raise InvalidClusterSecret(f"{where}: config.execProviderConfig.command is missing")
+    args_value = conf.get("args") or []
+    if not isinstance(args_value, list) or len(args_value) > _MAX_ARGS:
+        raise InvalidClusterSecret(
+            f"{where}: config.execProviderConfig.args must be a list of at most {_MAX_ARGS} strings"
+        )
+    argv = tuple(_exec_text(a, where, "execProviderConfig.args", _MAX_ARG, empty=True) for a in args_value)
+    env_value = _map(conf.get("env"), where, "config.execProviderConfig.env")
+    if len(env_value) > _MAX_ARGS:
+        raise InvalidClusterSecret(f"{where}: config.execProviderConfig.env has more than {_MAX_ARGS} entries")
+    env = []
+    for name, value in sorted(env_value.items()):
+        if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+            raise InvalidClusterSecret(f"{where}: config.execProviderConfig.env names a variable badly")
+        env.append((name, _exec_text(value, where, f"execProviderConfig.env.{name}", _MAX_ARG, empty=True)))
+    api_version = _exec_text(conf.get("apiVersion"), where, "execProviderConfig.apiVersion", MAX_NAME)
+    if api_version not in EXEC_API_VERSIONS:
+        raise InvalidClusterSecret(
+            f"{where}: config.execProviderConfig.apiVersion must be one of {', '.join(EXEC_API_VERSIONS)}"
+        )
+    hint = _exec_text(conf.get("installHint"), where, "execProviderConfig.installHint", _MAX_ARG, empty=True)
+    return ExecPlugin(command, argv, tuple(env), api_version, _one_line(hint))
+
+
+def _exec_text(value: Any, where: str, path: str, limit: int, *, empty: bool = False) -> str:
+    """A string of an exec plugin's config: bounded, no NUL (an argv or environment entry cannot hold
+    one); never quoted in the message (an argument may be a secret)."""
+    if value is None and empty:
+        return ""
+    if value is None:
+        value = ""
+    if not isinstance(value, str) or len(value) > limit or "\x00" in value:
+        raise InvalidClusterSecret(f"{where}: config.{path} must be a string of at most {limit} characters")
+    return value
+
+
+def _one_line(text: str) -> str:
+    return _CONTROL.sub(" ", text).strip()
 
 
 def _strings(value: Any, where: str, path: str) -> dict[str, str]:

@@ -16,6 +16,8 @@ def error_kind(result: ProbeResult) -> str:
         return "unsupported"
     if result.reachable:
         return "unhealthy"
+    if result.reason:
+        return result.reason
     text = result.error
     if "timeout" in text.lower():
         return "timeout"

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: the reason of a probe whose credentials failed: refused by the server (401/403), an exec plugin that
+#: gave none, the pod's ServiceAccount unreadable
+AUTH = "auth"
+
 
 @dataclass(frozen=True)
 class ProbeResult:
@@ -23,3 +27,5 @@ class ProbeResult:
     #: why the nodes are unknown although the cluster answered (a bound of the node list), "" otherwise;
     #: not a health problem, so not in ``error``
     nodes_unknown: str = ""
+    #: what kind of failure ``error`` is when its text alone does not say (``AUTH``), "" otherwise
+    reason: str = ""

@@ -41,7 +41,15 @@ import httpcore
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret, Credentials
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
+from argocd_lifecycle.generators.fleet.exec_credentials import (
+    ExecCredentialError,
+    ExecCredentials,
+    ExecSettings,
+    IssuedCredential,
+)
+from argocd_lifecycle.generators.fleet.in_cluster import InCluster, InClusterError, PodToken
+from argocd_lifecycle.generators.fleet.probe_result import AUTH, ProbeResult
+from argocd_lifecycle.model import IN_CLUSTER_SERVER
 from argocd_lifecycle.versions import KubeVersion
 
 log = logging.getLogger(__name__)
@@ -79,6 +87,10 @@ class ProberSettings:
     max_nodes: int = 5000
     #: node facts are read at most this often (seconds; 0: every probe), apart from an upgrade in flight
     node_interval: float = 60.0
+    #: which exec credential plugins may run, and how
+    exec: ExecSettings = field(default_factory=ExecSettings)
+    #: the management cluster as its pods reach it (``https://kubernetes.default.svc``)
+    in_cluster: InCluster = field(default_factory=InCluster)
 
     def __post_init__(self) -> None:
         if self.node_interval < 0:
@@ -95,11 +107,13 @@ class ProberSettings:
 
 
 class _Failed(Exception):
-    """A probe step failed; ``unreachable`` says whether it counts as the cluster being unreachable."""
+    """A probe step failed; ``unreachable`` says whether it counts as the cluster being unreachable,
+    ``reason`` what kind of failure it is when the message alone does not say (``auth``)."""
 
-    def __init__(self, message: str, *, unreachable: bool = True) -> None:
+    def __init__(self, message: str, *, unreachable: bool = True, reason: str = "") -> None:
         super().__init__(message)
         self.unreachable = unreachable
+        self.reason = reason
 
 
 class _OverBudget(_Failed):
@@ -117,7 +131,14 @@ FORBIDDEN = "/api/v1/nodes: HTTP 403 (these credentials may not list nodes; read
 def _refused(status: int, path: str) -> None:
     """401 and 403 are the credentials rejected: the cluster counts as unreachable."""
     if status in (401, 403):
-        raise _Failed(f"{path}: HTTP {status} (credentials rejected)")
+        raise _Failed(f"{path}: HTTP {status} (credentials rejected)", reason=AUTH)
+
+
+def _uses_pod_account(cluster: ClusterSecret) -> bool:
+    """Argo CD reaches ``https://kubernetes.default.svc`` with its pod's own ServiceAccount unless the
+    Secret gives a username, password or bearer token (``RawRestConfig``'s in-cluster cases)."""
+    creds = cluster.credentials
+    return cluster.server == IN_CLUSTER_SERVER and not (creds.username or creds.password or creds.bearer_token)
 
 
 def ssl_context(creds: Credentials) -> ssl.SSLContext:
@@ -161,17 +182,29 @@ class ClusterClient:
 
     The probe makes three plain GETs per period on one kept-alive connection, so httpx's request
     building, URL merging, cookie and redirect handling would only cost CPU at fleet scale.
+
+    Credentials are static (a bearer token, basic auth, a client certificate), from an exec plugin (the
+    token or certificate it printed, until it expires or the server answers 401), or the pod's own
+    ServiceAccount for ``https://kubernetes.default.svc`` without credentials of its own, as Argo CD's
+    ``RawRestConfig`` has them.
     """
 
     def __init__(self, cluster: ClusterSecret, settings: ProberSettings) -> None:
         creds = cluster.credentials
         self.server = cluster.server
+        self.pod_token: PodToken | None = None
+        if _uses_pod_account(cluster):
+            self.pod_token = PodToken(settings.in_cluster)
+            self.server = settings.in_cluster.server()
+            creds = settings.in_cluster.credentials()
         headers = [(b"Accept", b"application/json"), (b"User-Agent", b"argocd-lifecycle-prober")]
-        if creds.bearer_token:
-            headers.append((b"Authorization", f"Bearer {creds.bearer_token}".encode()))
-        elif creds.username or creds.password:
-            basic = base64.b64encode(f"{creds.username}:{creds.password}".encode()).decode()
-            headers.append((b"Authorization", f"Basic {basic}".encode()))
+        self.exec = ExecCredentials(creds.exec_plugin, settings.exec) if creds.exec_plugin else None
+        if self.exec is None:
+            if creds.bearer_token:
+                headers.append((b"Authorization", f"Bearer {creds.bearer_token}".encode()))
+            elif creds.username or creds.password:
+                basic = base64.b64encode(f"{creds.username}:{creds.password}".encode()).decode()
+                headers.append((b"Authorization", f"Basic {basic}".encode()))
         self.headers = headers
         timeout = settings.timeout
         self.extensions: dict[str, Any] = {
@@ -180,18 +213,60 @@ class ClusterClient:
         self.table_headers = [(b"Accept", _TABLE), *headers[1:]]
         if creds.server_name:
             self.extensions["sni_hostname"] = creds.server_name
-        ctx = ssl_context(creds)
+        self.creds = creds
         # one connection, kept across sweeps: three sequential requests per probe
-        keepalive = max(30.0, settings.interval * 3)
-        self.pool: httpcore.AsyncConnectionPool | httpcore.AsyncHTTPProxy
-        if creds.proxy_url:
-            self.pool = httpcore.AsyncHTTPProxy(
-                proxy_url=creds.proxy_url, ssl_context=ctx, max_connections=1, keepalive_expiry=keepalive
-            )
-        else:
-            self.pool = httpcore.AsyncConnectionPool(ssl_context=ctx, max_connections=1, keepalive_expiry=keepalive)
+        self.keepalive = max(30.0, settings.interval * 3)
+        self.pool = self._pool(creds.cert_pem, creds.key_pem)
+        #: the client certificate the pool presents (an exec plugin's may change it)
+        self.cert = (creds.cert_pem, creds.key_pem)
+        #: the exec credential the current probe sends
+        self.issued: IssuedCredential | None = None
         #: the path being read, for the message when the probe's deadline ends it
         self.current = ""
+
+    def _pool(self, cert_pem: bytes, key_pem: bytes) -> httpcore.AsyncConnectionPool | httpcore.AsyncHTTPProxy:
+        creds = self.creds
+        ctx = _context(creds.ca_pem, cert_pem, key_pem, creds.insecure)
+        if creds.proxy_url:
+            return httpcore.AsyncHTTPProxy(
+                proxy_url=creds.proxy_url, ssl_context=ctx, max_connections=1, keepalive_expiry=self.keepalive
+            )
+        return httpcore.AsyncConnectionPool(ssl_context=ctx, max_connections=1, keepalive_expiry=self.keepalive)
+
+    async def authenticate(self) -> None:
+        """Before a probe: the exec plugin's credential (run when none is valid), the pod's token."""
+        if self.pod_token is not None:
+            try:
+                token = self.pod_token.get()
+            except InClusterError as exc:
+                raise _Failed(exc.message, reason=AUTH) from exc
+            self.headers[2:] = [(b"Authorization", f"Bearer {token}".encode())]
+            self.table_headers[2:] = self.headers[2:]
+        if self.exec is None:
+            return
+        try:
+            issued = await self.exec.get()
+        except ExecCredentialError as exc:
+            raise _Failed(exc.message, reason=AUTH) from exc
+        except UsageError as exc:  # an unusable certificate/key pair
+            raise _Failed(f"exec plugin {self.exec.plugin.command}: {exc.message}", reason=AUTH) from exc
+        self.issued = issued
+        auth = [(b"Authorization", f"Bearer {issued.token}".encode())] if issued.token else []
+        self.headers[2:] = auth
+        self.table_headers[2:] = auth
+        if (issued.cert_pem, issued.key_pem) != self.cert and issued.cert_pem:
+            try:
+                pool = self._pool(issued.cert_pem, issued.key_pem)
+            except UsageError as exc:
+                self.exec.invalidate(issued)
+                raise _Failed(f"exec plugin {self.exec.plugin.command}: {exc.message}", reason=AUTH) from exc
+            await self.pool.aclose()
+            self.pool, self.cert = pool, (issued.cert_pem, issued.key_pem)
+
+    def refused(self, status: int) -> None:
+        """The server answered 401: an exec credential is dropped, so the next probe runs the plugin again."""
+        if status == 401 and self.exec is not None and self.issued is not None:
+            self.exec.invalidate(self.issued)
 
     #: the node facts last read and when (the prober's clock), kept between probes of this client
     facts: _Facts | None = None
@@ -209,6 +284,7 @@ class ClusterClient:
         try:
             async with self.pool.stream("GET", url, headers=headers, extensions=self.extensions) as resp:
                 if resp.status in (401, 403):
+                    self.refused(resp.status)
                     return resp.status, bytearray()  # refused: its body is not read (the caller says why)
                 return resp.status, await _read(resp, limit, self.current)
         except _TRANSPORT_ERRORS as exc:
@@ -445,6 +521,7 @@ async def _facts(client: ClusterClient, settings: ProberSettings, git_version: s
 
 
 async def _probe_steps(client: ClusterClient, settings: ProberSettings) -> ProbeResult:
+    await client.authenticate()
     git_version = _git_version(_json(await client.get("/version", SMALL_ANSWER), "/version"))
     status, body = await client.get("/readyz", SMALL_ANSWER)
     _refused(status, "/readyz")
@@ -481,7 +558,11 @@ async def probe_with(client: ClusterClient, settings: ProberSettings) -> ProbeRe
             error=f"{client.current}: timeout (the probe took over its {settings.deadline:g}s deadline)",
         )
     except _Failed as exc:
-        return ProbeResult(reachable=False, error=str(exc))
+        return ProbeResult(reachable=False, error=str(exc), reason=exc.reason)
+
+
+def _reason(exc: UsageError) -> str:
+    return AUTH if isinstance(exc, InClusterError) else ""
 
 
 class Prober:
@@ -507,7 +588,7 @@ class Prober:
                 client = ClusterClient(cluster, self.settings)
             except UsageError as exc:
                 self._clients.pop(cluster.secret_name, None)
-                return ProbeResult(reachable=False, error=str(exc)), 0.0
+                return ProbeResult(reachable=False, error=str(exc), reason=_reason(exc)), 0.0
             self._clients[cluster.secret_name] = (key, client)
         else:
             client = known[1]

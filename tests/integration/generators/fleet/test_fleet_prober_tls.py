@@ -108,11 +108,3 @@ def test_failing_readyz_and_not_ready_nodes_are_reachable_but_unhealthy(cluster:
     result = probe(cluster.secret())
     assert result.reachable and not result.readyz_ok and "/readyz: HTTP 500" in result.error
     assert (result.nodes, result.nodes_ready) == (3, 1) and error_kind(result) == "unhealthy"
-
-
-def test_exec_and_aws_auth_are_marked_unsupported(cluster: LoopbackCluster) -> None:
-    exec_cfg = {"execProviderConfig": {"command": "argocd-k8s-auth", "args": ["gcp"], "apiVersion": "v1beta1"}}
-    result = probe(with_config(cluster.secret(), exec_cfg))
-    assert "exec-provider" in result.unsupported and cluster.sim.requests == 0
-    aws = probe(with_config(cluster.secret(), {"awsAuthConfig": {"clusterName": "prod", "roleARN": "arn:x"}}))
-    assert "AWS" in aws.unsupported

@@ -24,6 +24,7 @@ class Answers(ClusterClient):
 
     def __init__(self, nodes: Any = None, *, version: Any = None, readyz: tuple[int, str] = (200, "ok")) -> None:
         self.current, self.asked = "", 0
+        self.pod_token, self.exec = None, None  # static credentials
         self.answers: dict[str, tuple[int, bytes]] = {
             "/version": (200, json.dumps(VERSION if version is None else version).encode()),
             "/readyz": (readyz[0], readyz[1].encode()),
