@@ -131,6 +131,14 @@ build_argocd_notify_eval() { argocd_each argocd-notify-eval "$@"; }
 # our ApplicationSet evaluator: Argo CD's own plugin generator and template rendering
 build_appset_eval() { argocd_each appset-eval "$@"; }
 
+# Argo CD's exec credential helper (awsAuthConfig runs `argocd-k8s-auth aws ...`), from the oldest
+# release's module (the local toolchain): the image ships it, the prober's tests run it
+build_argocd_k8s_auth() {
+  local release
+  release=$(grep -v -e '^#' -e '^[[:space:]]*$' "$ARGOCD_VERSIONS" | awk '$3 == "argocd" {print $2; exit}')
+  build_in_module argocd-k8s-auth "$release" argocd ./cmd/argocd-k8s-auth
+}
+
 ETCD_VERSION=v3.6.4
 build_etcd() {
   build_in_module etcd "$ETCD_VERSION" etcd go.etcd.io/etcd/server/v3
@@ -226,7 +234,7 @@ build_operator_crds() {
 }
 
 tools=("$@")
-[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_notify_eval appset_eval capi_crds registry operator_crds)
+[ ${#tools[@]} -gt 0 ] || tools=(helm kustomize helm_docs monitoring_validate yamlcheck etcd kube_apiserver argocd argocd_k8s_auth argocd_notify_eval appset_eval capi_crds registry operator_crds)
 for t in "${tools[@]}"; do
   case "$t" in
     *-v[0-9]*) base=${t%-v[0-9]*}; "build_${base//-/_}" "${t#"$base"-}" ;;  # NAME-<minor>

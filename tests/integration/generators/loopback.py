@@ -15,6 +15,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,8 @@ class SimCluster:
     requests: int = 0
     #: when set, HTTP basic auth instead of the bearer token; a token of "" means TLS client auth only
     basic: tuple[str, str] | None = None
+    #: when set, the bearer token is accepted when this says so (an EKS-style token verifier)
+    accepts: Callable[[str], bool] | None = None
 
     def upgrade(self, control_plane: str, kubelets: list[str] | None = None) -> None:
         self.git_version = control_plane
@@ -130,8 +133,13 @@ async def _answer(request: Request, sim: SimCluster | None, what: str) -> Respon
     if sim is None:
         return JSONResponse({"kind": "Status", "code": 404}, status_code=404)
     sim.requests += 1
-    if sim.basic is not None:
-        expected: str | None = "Basic " + base64.b64encode(":".join(sim.basic).encode()).decode()
+    if sim.accepts is not None:
+        header = request.headers.get("authorization", "")
+        if not (header.startswith("Bearer ") and sim.accepts(header.removeprefix("Bearer "))):
+            return JSONResponse({"kind": "Status", "code": 401, "reason": "Unauthorized"}, status_code=401)
+        expected: str | None = None
+    elif sim.basic is not None:
+        expected = "Basic " + base64.b64encode(":".join(sim.basic).encode()).decode()
     else:
         expected = f"Bearer {sim.token}" if sim.token else None
     if expected is not None and request.headers.get("authorization") != expected:

@@ -21,6 +21,8 @@ from argocd_lifecycle.generators.fleet.exec_credentials import ExecCredentials, 
 from argocd_lifecycle.generators.fleet.metrics import error_kind
 from argocd_lifecycle.generators.fleet.probe_result import ProbeResult
 from argocd_lifecycle.generators.fleet.prober import Prober, ProberSettings
+from tests.conftest import require_tool
+from tests.integration.generators import aws_sts
 from tests.integration.generators.loopback import LoopbackCluster
 
 V1 = "client.authentication.k8s.io/v1"
@@ -269,3 +271,58 @@ def test_nothing_runs_by_default_but_argocd_k8s_auth(cluster: LoopbackCluster, p
     prober_settings = ProberSettings(exec=ExecSettings(plugin_dirs=(str(plugins),)))
     [result] = probe_n(exec_secret(cluster, "auth-plugin"), prober_settings)
     assert "(allowed: argocd-k8s-auth;" in result.error and seen(plugins) == []
+
+
+AKID, AWS_SECRET = "AKIDLOOPBACKTEST", "loopback/test/secret/key"
+
+
+@pytest.fixture
+def eks(cluster: LoopbackCluster, monkeypatch: pytest.MonkeyPatch) -> LoopbackCluster:
+    """The loopback cluster as EKS: it accepts only argocd-k8s-auth tokens for cluster prod-eks signed
+    with the test's key; the generator's pod has static AWS credentials in its environment."""
+    cluster.sim.accepts = lambda token: (
+        not aws_sts.problem(token, cluster="prod-eks", access_key=AKID, secret_key=AWS_SECRET)
+    )
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": AKID,
+        "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+        "AWS_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",  # never the link-local metadata service
+        "AWS_CONFIG_FILE": "/nonexistent",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+    }.items():
+        monkeypatch.setenv(name, value)
+    return cluster
+
+
+def aws_secret(cluster: LoopbackCluster, name: str) -> dict:
+    cfg = {"awsAuthConfig": {"clusterName": name}, "tlsClientConfig": {"caData": b64(cluster.ca.pem)}}
+    return cluster.secret(config=cfg)
+
+
+def aws_settings(**kw: Any) -> ProberSettings:
+    return ProberSettings(
+        timeout=2.0, exec=ExecSettings(plugin_dirs=(str(require_tool("argocd-k8s-auth").parent),), **kw)
+    )
+
+
+def test_aws_auth_config_runs_argo_cds_own_argocd_k8s_auth(eks: LoopbackCluster) -> None:
+    [result] = probe_n(aws_secret(eks, "prod-eks"), aws_settings())
+    assert result.reachable and result.readyz_ok and not result.error, result.error
+
+
+def test_a_token_for_another_cluster_or_key_is_refused(eks: LoopbackCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    [other] = probe_n(aws_secret(eks, "other-cluster"), aws_settings())
+    assert not other.reachable and "HTTP 401" in other.error and other.reason == "auth"
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "someone-elses")
+    [wrong_key] = probe_n(aws_secret(eks, "prod-eks"), aws_settings())
+    assert not wrong_key.reachable and "HTTP 401" in wrong_key.error
+
+
+def test_aws_without_credentials_is_a_clear_auth_error(eks: LoopbackCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    # argocd-k8s-auth retries for a minute; the exec deadline ends it
+    [result] = probe_n(aws_secret(eks, "prod-eks"), aws_settings(timeout=2.0))
+    assert result.error == "exec plugin argocd-k8s-auth: no answer within 2s" and result.reason == "auth"
+    assert eks.sim.requests == 0
