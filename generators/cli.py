@@ -20,6 +20,8 @@ import click
 
 from argocd_lifecycle import logs
 from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
+from argocd_lifecycle.generators.fleet.exec_credentials import ExecSettings
+from argocd_lifecycle.generators.fleet.in_cluster import InCluster
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.runner import run
@@ -69,7 +71,7 @@ def generator() -> None:
 
 _PATH = click.Path(path_type=Path, dir_okay=False)
 _DURATION = Duration()
-_DEFAULT_LIFECYCLE, _DEFAULT_PROBING = LifecycleSettings(), ProberSettings()
+_DEFAULT_LIFECYCLE, _DEFAULT_PROBING, _DEFAULT_EXEC = LifecycleSettings(), ProberSettings(), ExecSettings()
 #: ``generator serve``'s own flags, each declared once; defaults are the settings values' own
 SERVE_OPTIONS = Options(
     Option(
@@ -134,6 +136,36 @@ SERVE_OPTIONS = Options(
         high=100_000,
         default=_DEFAULT_PROBING.max_nodes,
         help="Nodes one probe reads at most (and twice their pages); past it the nodes are unknown.",
+    ),
+    Option(
+        "--exec-allow",
+        name="exec_allowed",
+        multiple=True,
+        default=_DEFAULT_EXEC.allowed,
+        metavar="NAME",
+        help="An exec credential plugin a cluster Secret may name (repeat; default argocd-k8s-auth).",
+    ),
+    Option(
+        "--exec-plugin-dir",
+        name="exec_plugin_dirs",
+        multiple=True,
+        default=_DEFAULT_EXEC.plugin_dirs,
+        metavar="DIR",
+        help="A folder allowed plugins are run from, in order (repeat).",
+    ),
+    Option(
+        "--exec-pass-env",
+        multiple=True,
+        default=_DEFAULT_EXEC.pass_env,
+        metavar="PREFIX",
+        help="Environment variables starting with this reach exec plugins (repeat; cloud credentials).",
+    ),
+    Option(
+        "--exec-timeout",
+        type=_DURATION,
+        default=_DEFAULT_EXEC.timeout,
+        shown=format_duration,
+        help="Time one run of an exec credential plugin may take.",
     ),
     Option(
         "--ready-after", type=int, low=1, high=100, default=_DEFAULT_LIFECYCLE.ready_after, help="Good probes to pass."
@@ -202,6 +234,13 @@ def serve(**opts: Any) -> None:
             ),
             max_nodes=opts["probe_max_nodes"],
             node_interval=opts["probe_node_interval"],
+            exec=ExecSettings(
+                allowed=tuple(opts["exec_allowed"]),
+                plugin_dirs=tuple(opts["exec_plugin_dirs"]),
+                timeout=opts["exec_timeout"],
+                pass_env=tuple(opts["exec_pass_env"]),
+            ),
+            in_cluster=InCluster.from_environ(os.environ),
         ),
         leader_election=opts["leader_election"] and opts["clusters_from"] is None,
         identity=opts["identity"] or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
