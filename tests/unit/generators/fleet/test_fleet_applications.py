@@ -110,7 +110,7 @@ def test_an_application_keeps_the_cluster_name_it_was_made_for_when_another_take
     known["https://a"] = "impostor"
     index.upserted(app("guestbook-alpha", server="https://a"))  # Argo CD updates its status: still alpha's
     assert index.targets("guestbook") == {Target("https://a", "alpha")}
-    index.read = lambda: [app("guestbook-alpha", server="https://a")]
+    index.read = lambda namespace: [app("guestbook-alpha", server="https://a")]
     assert index.confirm("guestbook") == {Target("https://a", "alpha")}
     # a new destination is resolved afresh; a deleted Application is forgotten
     known["https://b"] = "beta"
