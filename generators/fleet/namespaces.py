@@ -76,7 +76,7 @@ def custom_list(kube: Kube, plural: str, scope: str) -> tuple[Callable[..., Any]
     return kube.custom.list_namespaced_custom_object, (ARGO_GROUP, ARGO_VERSION, scope, plural)
 
 
-def where(scope: str) -> str:
+def scope_label(scope: str) -> str:
     return "every namespace" if scope == EVERY else scope
 
 
@@ -117,6 +117,6 @@ class ScopedWatch(ListWatch):
         backoff: Backoff | None = None,
     ) -> None:
         fn, args = custom_list(kube, plural, scope)
-        what = f"{plural} in {where(scope)}"
+        what = f"{plural} in {scope_label(scope)}"
         super().__init__(what, fn, args, kube, consumer, loop=loop, watch_timeout=watch_timeout, backoff=backoff)
         self.scope = scope

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from argocd_lifecycle.generators.fleet.namespaces import Namespaces, custom_list, where
+from argocd_lifecycle.generators.fleet.namespaces import Namespaces, custom_list, scope_label
 from argocd_lifecycle.generators.fleet.view import qualified, split_key
 from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeError
 from argocd_lifecycle.kube.lists import pages
@@ -71,7 +71,7 @@ class AppSetRefresher:
         keys = []
         for scope in self.namespaces.scopes:
             fn, args = custom_list(self.kube, "applicationsets", scope)
-            for appset in pages(self.kube, f"list ApplicationSets in {where(scope)}", fn, *args):
+            for appset in pages(self.kube, f"list ApplicationSets in {scope_label(scope)}", fn, *args):
                 meta = appset.get("metadata") or {}
                 namespace = str(meta.get("namespace") or "")
                 if self.namespaces.watched(namespace) and uses_plugin_generator(dict(appset), self.configmap):
