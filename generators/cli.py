@@ -23,6 +23,7 @@ from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
 from argocd_lifecycle.generators.fleet.exec_credentials import ExecSettings
 from argocd_lifecycle.generators.fleet.in_cluster import InCluster
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
+from argocd_lifecycle.generators.fleet.namespaces import Namespaces
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.generators.runner import run
 from argocd_lifecycle.generators.service.settings import ServiceSettings, service_options
@@ -88,6 +89,14 @@ SERVE_OPTIONS = Options(
     Option("--kubeconfig", type=_PATH, help="Kubeconfig (default: in-cluster, else ~/.kube/config)."),
     Option("--context", help="Kubeconfig context."),
     Option("--namespace", default="argocd", envvar="ARGOCD_LIFECYCLE_NAMESPACE", help="Argo CD namespace."),
+    Option(
+        "--application-namespace",
+        name="application_namespaces",
+        multiple=True,
+        metavar="NAMESPACE",
+        help="Also watch the ApplicationSets and Applications of this namespace (repeat; '*': every "
+        "namespace), as Argo CD's application.namespaces and applicationsetcontroller.namespaces say.",
+    ),
     Option(
         "--listen",
         multiple=True,
@@ -263,6 +272,7 @@ def serve(**opts: Any) -> None:
             body_timeout=opts["body_timeout"],
             max_connections=opts["max_connections"],
         ),
+        watched=Namespaces.parse(opts["namespace"], opts["application_namespaces"]),
         capi=CapiSettings.from_options(
             capi=opts["capi"],
             namespaces=opts["capi_namespaces"],

@@ -16,7 +16,11 @@ from typing import Any
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from argocd_lifecycle.generators.capi import source as capi_source
-from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, ApplicationSource
+from argocd_lifecycle.generators.fleet.applications import PLURAL as APPLICATIONS
+from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, reader
+from argocd_lifecycle.generators.fleet.appsets import PLURAL as APPSETS
+from argocd_lifecycle.generators.fleet.appsets import AppSetIndex
+from argocd_lifecycle.generators.fleet.baseline import KubeBaseline
 from argocd_lifecycle.generators.fleet.departures import Departures
 from argocd_lifecycle.generators.fleet.directory import Directory
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
@@ -27,6 +31,7 @@ from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
+from argocd_lifecycle.generators.fleet.namespaces import ScopedWatch
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter, default_path
@@ -52,7 +57,9 @@ class Fleet:
     kube: Kube | None = None
     leader: LeaderElector | None = None
     source: KubeSource | None = None
-    applications: ApplicationSource | None = None
+    #: the Applications and ApplicationSets list/watches, one per watched scope (a namespace, or "*")
+    applications: dict[str, ScopedWatch] = field(default_factory=dict)
+    appsets: dict[str, ScopedWatch] = field(default_factory=dict)
     state: StateFile | None = None
     notifier: Notifier | None = None
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -60,7 +67,7 @@ class Fleet:
     watches: Watches | None = None
 
     async def aclose(self) -> None:
-        for source in (self.source, self.applications):
+        for source in (self.source, *self.applications.values(), *self.appsets.values()):
             if source is not None:
                 source.stop()
         for task in self.tasks:
@@ -89,8 +96,18 @@ def _outputs(
         assert state is not None  # set with clusters_from
         return Outputs(StateWriter(state), notifier)
     writer: Writer = KubeWriter(kube, is_leader, instance=settings.identity)
-    refresher = AppSetRefresher(kube, settings.namespace, is_leader, configmap=settings.plugin_configmap)
+    refresher = AppSetRefresher(kube, settings.namespaces, is_leader, configmap=settings.plugin_configmap)
     return Outputs(writer, notifier, refresher)
+
+
+async def _connect(settings: ServeSettings, inventory: Inventory) -> Kube:
+    """The management cluster, and whether the inventory holds Argo CD's implicit in-cluster entry
+    (``--in-cluster``, unless argocd-cm turns it off; checked at start-up)."""
+    kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
+    if settings.in_cluster and await asyncio.to_thread(in_cluster_enabled, kube, settings.namespace):
+        settings.probing.in_cluster.check()
+        inventory.in_cluster = True
+    return kube
 
 
 async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = None) -> Fleet:
@@ -99,10 +116,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     kube: Kube | None = None
     state: StateFile | None = None
     if settings.clusters_from is None:
-        kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
-        if settings.in_cluster and await asyncio.to_thread(in_cluster_enabled, kube, settings.namespace):
-            settings.probing.in_cluster.check()
-            inventory.in_cluster = True
+        kube = await _connect(settings, inventory)
     else:
         state = StateFile(settings.state_file or default_path(settings.clusters_from))
     leader: LeaderElector | None = None
@@ -117,9 +131,14 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
             settings.receiver_url, settings.receiver_secret, external_secret=settings.receiver_external_secret
         )
     directory = Directory(Departures(state))
-    applications = ApplicationIndex(directory.identify) if kube is not None else None
+    watched = settings.namespaces
+    kube_baseline: KubeBaseline | None = None
+    if kube is not None:
+        applications = ApplicationIndex(directory.identify, home=watched.home, scopes=watched.scopes)
+        applications.read = reader(kube)
+        kube_baseline = KubeBaseline(applications, AppSetIndex(watched))
     outputs = _outputs(settings, kube, state, is_leader, notifier)
-    baseline = _baseline(applications, state)
+    baseline = _baseline(kube_baseline, state)
     engine = FleetEngine(
         inventory, settings.lifecycle, settings.probing, outputs, metrics,
         memory=state, directory=directory, deployed=baseline.deploys_to,
@@ -130,7 +149,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         loop,
         settings.namespace,
         kube=kube,
-        uid_of=applications.uid if applications is not None else lambda appset: "",
+        uid_of=kube_baseline.uid if kube_baseline is not None else lambda appset: "",
         notifier=notifier,
         refresher=outputs.refresher,
         instance=settings.identity,
@@ -141,10 +160,12 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     if notifier is not None:
         fleet.tasks.append(asyncio.create_task(notifier.run(), name="receiver-poster"))
     if kube is not None:
-        assert applications is not None
-        fleet.applications = ApplicationSource(kube, settings.namespace, applications, loop)
+        assert kube_baseline is not None
+        _watch_tenants(fleet, kube, kube_baseline, settings, loop)
         registry = REGISTRY if metrics is None or metrics.registry is None else metrics.registry
-        _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry).start()
+        _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
+        for source in (*fleet.applications.values(), *fleet.appsets.values()):
+            source.start()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()
     else:
@@ -158,13 +179,23 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     return fleet
 
 
-def _baseline(applications: ApplicationIndex | None, state: StateFile | None) -> ApplicationIndex | RememberedAnswers:
-    """What the guard compares with (the Applications, else the state file's answers); the engine reads
-    it too, so that a re-created Secret of a cluster Argo CD deploys to stays admitted."""
-    if applications is not None:
-        return applications
+def _baseline(kube: KubeBaseline | None, state: StateFile | None) -> KubeBaseline | RememberedAnswers:
+    """What the guard compares with (the ApplicationSets and Applications, else the state file's answers);
+    the engine reads it too, so that a re-created Secret of a cluster Argo CD deploys to stays admitted."""
+    if kube is not None:
+        return kube
     assert state is not None
     return state.answers
+
+
+def _watch_tenants(
+    fleet: Fleet, kube: Kube, baseline: KubeBaseline, settings: ServeSettings, loop: asyncio.AbstractEventLoop
+) -> None:
+    """One Applications and one ApplicationSets list/watch per watched scope (not started yet)."""
+    for scope in settings.namespaces.scopes:
+        fleet.applications[scope] = ScopedWatch(kube, APPLICATIONS, scope, baseline.applications.consumer(scope), loop)
+        fleet.appsets[scope] = ScopedWatch(kube, APPSETS, scope, baseline.appsets.consumer(scope), loop)
+    log.info("ApplicationSets and Applications watched in %s", settings.namespaces.describe())
 
 
 def _with_upgrade_gate(
@@ -175,16 +206,14 @@ def _with_upgrade_gate(
     settings: ServeSettings,
     *,
     registry: CollectorRegistry,
-) -> ApplicationSource:
+) -> None:
     """The upgrade gate (README "Upgrading a cluster"): the preflight for every cluster Secret naming an
-    ``upgrade-to`` release, fed by the same Applications list/watch as the mass-drop guard (returned, to
-    be started once both consume it)."""
-    assert fleet.applications is not None
+    ``upgrade-to`` release, fed by the same Applications list/watches as the mass-drop guard (to be
+    started once both consume them)."""
     _, task = upgrade_gate.attach(
         kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry
     )
     fleet.tasks.append(task)
-    return fleet.applications
 
 
 def _capi(

@@ -13,6 +13,7 @@ from pathlib import Path
 from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.generators.capi.settings import CapiSettings
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
+from argocd_lifecycle.generators.fleet.namespaces import Namespaces
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.http import address as http_address
 from argocd_lifecycle.http.protocol import Limits
@@ -48,6 +49,13 @@ class ServeSettings:
     #: ``--in-cluster``: list Argo CD's implicit in-cluster entry (as argocd-cm allows), probed with the
     #: pod's own ServiceAccount
     in_cluster: bool = False
+    #: ``--application-namespace``: where ApplicationSets and Applications are watched beside ``namespace``
+    #: (None: the Argo CD namespace alone)
+    watched: Namespaces | None = None
+
+    @property
+    def namespaces(self) -> Namespaces:
+        return self.watched or Namespaces(self.namespace)
 
 
 def parse_listen(text: str) -> tuple[str, int]:

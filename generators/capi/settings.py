@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.capi.names import reserved
 from argocd_lifecycle.generators.capi.servers import InvalidServer, ServerPolicy, ServerRule
+from argocd_lifecycle.kube.names import is_namespace
 from argocd_lifecycle.options import Option, Options
 
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 # a label key (optional DNS prefix, then a name), or a DNS prefix followed by "/*" (every key under it):
 # a bare "*" would copy every label a tenant sets, so a glob needs its prefix
 _LABEL_PREFIX = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/"
@@ -73,7 +73,7 @@ class CapiSettings:
                 "the namespaces it watches, and watching every namespace would let it read every Secret"
             )
         for ns in spaces:
-            if not _NAMESPACE.match(ns):
+            if not is_namespace(ns):
                 raise UsageError(f"--capi-namespace: {ns!r} is not a namespace name")
         for key in labels:
             if key == "*":

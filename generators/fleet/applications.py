@@ -1,11 +1,15 @@
-"""The Applications of the Argo CD namespace, by the ApplicationSet that owns them: the guard's baseline.
+"""The Applications of every watched namespace, by the ApplicationSet that owns them: the guard's baseline.
 
 An ApplicationSet deletes the Applications of every cluster that leaves its generator's answer, so
 what an answer can destroy is exactly the set of clusters its Applications target now. That set is
 read from Kubernetes (a list + watch, list_watch.py, not a call per request), so it is the same for
 every replica, after every restart, and whatever input the ApplicationSet sends: none of those can
 start the guard from an empty memory. An Application counts for the ApplicationSets named in its
-``ownerReferences``; one being deleted no longer counts (it is going anyway).
+``ownerReferences``; one being deleted no longer counts (it is going anyway). An ApplicationSet and
+its Applications are in the same namespace (Argo CD creates them there), so an Application counts for
+the ApplicationSet of its owner's name *in its own namespace*: ``team-a/web`` and ``team-b/web`` are
+two ApplicationSets, keyed as ``view.qualified`` writes them (``web`` in the Argo CD namespace).
+Where the ApplicationSet of a request lives is not this module's business: ``appsets.py`` places it.
 
 Only a few fields of each Application are kept: owners, destination, and the cluster phase the
 ApplicationSet template stamps (``argocd-lifecycle.io/cluster-phase``), which records a cluster that
@@ -20,20 +24,25 @@ while two Secrets share a server resolves it to one of them, as Argo CD itself d
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle.backoff import Backoff
-from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
-from argocd_lifecycle.generators.fleet.view import ClusterState, Target
+from argocd_lifecycle.generators.fleet.list_watch import Consumer
+from argocd_lifecycle.generators.fleet.namespaces import (
+    ARGO_GROUP,
+    ARGO_VERSION,
+    EVERY,
+    ScopeHealth,
+    in_scope,
+)
+from argocd_lifecycle.generators.fleet.view import ClusterState, Target, qualified, split_key
 from argocd_lifecycle.kube.client import Kube
+from argocd_lifecycle.kube.lists import pages
 from argocd_lifecycle.model import Annotation, Phase
 
-GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
+GROUP, VERSION, PLURAL = ARGO_GROUP, ARGO_VERSION, "applications"
 APPSET_KIND = "ApplicationSet"
 
 #: (server, name) of a destination -> (server, name) with the missing half filled in when known
@@ -42,6 +51,7 @@ Identify = Callable[[str, str], tuple[str, str]]
 
 @dataclass(frozen=True)
 class _App:
+    namespace: str
     owners: tuple[tuple[str, str], ...]  # (ApplicationSet name, uid)
     server: str
     name: str
@@ -68,6 +78,7 @@ def _parse(obj: dict[str, Any]) -> _App | None:
         destination = {}
     annotations = meta.get("annotations") or {}
     return _App(
+        namespace=str(meta.get("namespace") or ""),
         owners=owners,
         server=str(destination.get("server") or "").rstrip("/"),
         name=str(destination.get("name") or ""),
@@ -76,7 +87,13 @@ def _parse(obj: dict[str, Any]) -> _App | None:
 
 
 def _name(obj: dict[str, Any]) -> str:
-    return str((obj.get("metadata") or {}).get("name") or "")
+    """The Application's identity, ``namespace/name``: two tenants' Applications may share a name."""
+    meta = obj.get("metadata") or {}
+    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+
+
+def _owners(app: _App) -> set[str]:
+    return {owner for owner, _ in app.owners}
 
 
 def _no_identify(server: str, name: str) -> tuple[str, str]:
@@ -84,27 +101,29 @@ def _no_identify(server: str, name: str) -> tuple[str, str]:
 
 
 class ApplicationIndex:
-    """Implements ``Baseline`` from the Applications cache; touched only on the event loop's thread."""
+    """The Applications part of ``Baseline``, from the Applications cache; touched only on the event
+    loop's thread. ``home`` is the Argo CD namespace, ``scopes`` what the sources list (``*``: all)."""
 
-    def __init__(self, identify: Identify = _no_identify) -> None:
-        self.identify = identify
-        #: reads every Application now (set by ApplicationSource); None: the cache is all there is
-        self.read: Callable[[], list[dict[str, Any]]] | None = None
+    def __init__(
+        self, identify: Identify = _no_identify, *, home: str = "argocd", scopes: tuple[str, ...] = (EVERY,)
+    ) -> None:
+        self.identify, self.home = identify, home
+        #: reads every Application of a namespace now (set by the wiring); None: the cache is all there is
+        self.read: Callable[[str], list[dict[str, Any]]] | None = None
+        self.health = ScopeHealth(scopes)
         self._apps: dict[str, _App] = {}
         #: Application name -> (its destination, the (server, name) it was first resolved to)
         self._pinned: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {}
         self._by_appset: dict[str, set[str]] = {}
         self._uids: dict[str, str] = {}
         self._servers: Counter[str] = Counter()
-        self._listed = False
-        self._broken_since: float | None = None
 
     # -- Baseline ----------------------------------------------------------------------------------
     def synced(self) -> bool:
-        return self._listed
+        return self.health.synced()
 
     def stale_seconds(self) -> float:
-        return 0.0 if self._broken_since is None else time.monotonic() - self._broken_since
+        return self.health.stale_seconds()
 
     def targets(self, appset: str) -> frozenset[Target]:
         return self._targets((n, self._apps[n]) for n in self._by_appset.get(appset, ()))
@@ -113,8 +132,14 @@ class ApplicationIndex:
         """From a list of the Applications read now (blocking; a few per drop given, never per request)."""
         if self.read is None:
             return self.targets(appset)
-        apps = ((_name(obj), _parse(obj)) for obj in self.read())
-        return self._targets((n, a) for n, a in apps if a is not None and any(o == appset for o, _ in a.owners))
+        namespace, name = split_key(appset, self.home)
+        apps = ((_name(obj), _parse(obj)) for obj in self.read(namespace))
+        mine = (
+            (n, a)
+            for n, a in apps
+            if a is not None and a.namespace == namespace and any(o == name for o, _ in a.owners)
+        )
+        return self._targets(mine)
 
     def _targets(self, apps: Iterable[tuple[str, _App]]) -> frozenset[Target]:
         found: set[Target] = set()
@@ -145,17 +170,21 @@ class ApplicationIndex:
         """The ApplicationSet's uid as its Applications' owner references name it ("" when unknown)."""
         return self._uids.get(appset, "")
 
-    # -- changes (the Consumer of the list/watch) --------------------------------------------------
-    def listed(self, items: list[dict[str, Any]]) -> None:
-        self._apps.clear()
-        self._by_appset.clear()
-        self._servers.clear()
+    # -- changes (the Consumer of each scope's list/watch) ---------------------------------------------
+    def consumer(self, scope: str) -> Consumer:
+        return Consumer(
+            lambda items: self.listed(items, scope), self.upserted, self.deleted, lambda: self.health.broken(scope)
+        )
+
+    def listed(self, items: list[dict[str, Any]], scope: str = EVERY) -> None:
+        """A listing of ``scope`` replaces what the index held of it, and nothing of other scopes."""
+        for name in [n for n, a in self._apps.items() if in_scope(a.namespace, scope)]:
+            self._forget(name)
         for obj in items:
             self.upserted(obj)
-        for name in set(self._pinned) - set(self._apps):
+        for name in [n for n in self._pinned if n not in self._apps and in_scope(n.partition("/")[0], scope)]:
             del self._pinned[name]
-        self._listed = True
-        self._broken_since = None
+        self.health.listed(scope)
 
     def upserted(self, obj: dict[str, Any]) -> None:
         name = _name(obj)
@@ -165,7 +194,8 @@ class ApplicationIndex:
             return
         self._apps[name] = app
         self._servers[app.server] += 1
-        for appset, uid in app.owners:
+        for owner, uid in app.owners:
+            appset = qualified(app.namespace, owner, self.home)
             self._by_appset.setdefault(appset, set()).add(name)
             if uid:
                 self._uids[appset] = uid
@@ -176,8 +206,7 @@ class ApplicationIndex:
         self._pinned.pop(name, None)
 
     def broken(self) -> None:
-        if self._broken_since is None:
-            self._broken_since = time.monotonic()
+        self.health.broken(EVERY)
 
     def _forget(self, name: str) -> None:
         app = self._apps.pop(name, None)
@@ -186,7 +215,8 @@ class ApplicationIndex:
         self._servers[app.server] -= 1
         if self._servers[app.server] <= 0:
             del self._servers[app.server]
-        for appset, _ in app.owners:
+        for owner, _ in app.owners:
+            appset = qualified(app.namespace, owner, self.home)
             names = self._by_appset.get(appset)
             if names is not None:
                 names.discard(name)
@@ -194,33 +224,14 @@ class ApplicationIndex:
                     del self._by_appset[appset]
 
 
-class ApplicationSource(ListWatch):
-    """Feeds an ApplicationIndex from the Applications of one namespace."""
+def reader(kube: Kube) -> Callable[[str], list[dict[str, Any]]]:
+    """Every Application of a namespace, listed now (paged), for ``ApplicationIndex.confirm``."""
 
-    def __init__(
-        self,
-        kube: Kube,
-        namespace: str,
-        index: ApplicationIndex,
-        loop: asyncio.AbstractEventLoop,
-        *,
-        watch_timeout: tuple[int, int] = (240, 300),
-        backoff: Backoff | None = None,
-    ) -> None:
-        consumer = Consumer(index.listed, index.upserted, index.deleted, index.broken)
-        index.read = self.read_all
-        super().__init__(
-            f"Applications in {namespace}",
-            kube.custom.list_namespaced_custom_object,
-            (GROUP, VERSION, namespace, PLURAL),
-            kube,
-            consumer,
-            loop=loop,
-            watch_timeout=watch_timeout,
-            backoff=backoff,
-        )
-        self.index = index
+    def read(namespace: str) -> list[dict[str, Any]]:
+        listing = pages(
+            kube, f"list Applications in {namespace}", kube.custom.list_namespaced_custom_object,
+            GROUP, VERSION, namespace, PLURAL,
+        )  # fmt: skip
+        return [dict(obj) for obj in listing]
 
-    def read_all(self) -> list[dict[str, Any]]:
-        """Every Application of the namespace, listed now (paged), for ``ApplicationIndex.confirm``."""
-        return self.list_all()
+    return read

@@ -30,7 +30,7 @@ from typing import Any
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
-from argocd_lifecycle.generators.fleet.view import Hold
+from argocd_lifecycle.generators.fleet.view import Hold, split_key
 from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeConflict, KubeError
 from argocd_lifecycle.model import PREFIX
 from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
@@ -48,15 +48,17 @@ RECHECK_SECONDS = 2.0
 _APPSETS = ("argoproj.io", "v1alpha1")
 
 
-def external_event(hold: Hold, namespace: str, episode: str) -> dict[str, Any]:
-    """The receiver's external event body for a held answer (all strings; labels for routing)."""
+def external_event(hold: Hold, home: str, episode: str) -> dict[str, Any]:
+    """The receiver's external event body for a held answer (all strings; labels for routing): the
+    namespace is the ApplicationSet's own, so a tenant's hold routes like its other messages."""
+    namespace, name = split_key(hold.appset, home)
     return {
         "trigger": TRIGGER,
         "severity": "critical",
         "namespace": namespace,
         "message": hold.message,
-        "revision": hashlib.sha256(f"{namespace}/{hold.appset}/{episode}".encode()).hexdigest()[:16],
-        "labels": {"applicationSet": hold.appset, "clusters": str(len(hold.lost))},
+        "revision": hashlib.sha256(f"{namespace}/{name}/{episode}".encode()).hexdigest()[:16],
+        "labels": {"applicationSet": name, "clusters": str(len(hold.lost))},
     }
 
 
@@ -168,32 +170,35 @@ class HeldReporter:
 
     async def _event(self, appset: str, reason: str, message: str, kind: str, stamp: str) -> None:
         assert self.events is not None
+        namespace, name = split_key(appset, self.namespace)
         spec = EventSpec(
-            self.namespace, appset, self.uid_of(appset), reason, message, kind, "ApplicationSet", "/".join(_APPSETS)
+            namespace, name, self.uid_of(appset), reason, message, kind, "ApplicationSet", "/".join(_APPSETS)
         )
         await self._call(self.events.record, spec, stamp)
 
     # -- the claim on the ApplicationSet (blocking) ---------------------------------------------------
     def _read(self, appset: str) -> dict[str, Any] | None:
         assert self.kube is not None
+        namespace, name = split_key(appset, self.namespace)
         listing = self.kube.call(
-            f"list ApplicationSets in {self.namespace}",
+            f"list ApplicationSets in {namespace}",
             self.kube.custom.list_namespaced_custom_object,
             *_APPSETS,
-            self.namespace,
+            namespace,
             "applicationsets",
         )
-        return next((a for a in listing.get("items") or [] if (a.get("metadata") or {}).get("name") == appset), None)
+        return next((a for a in listing.get("items") or [] if (a.get("metadata") or {}).get("name") == name), None)
 
     def _patch(self, appset: str, metadata: dict[str, Any]) -> None:
         assert self.kube is not None
+        namespace, name = split_key(appset, self.namespace)
         self.kube.call(
-            f"annotate ApplicationSet {self.namespace}/{appset}",
+            f"annotate ApplicationSet {namespace}/{name}",
             self.kube.custom.patch_namespaced_custom_object,
             *_APPSETS,
-            self.namespace,
+            namespace,
             "applicationsets",
-            appset,
+            name,
             {"metadata": metadata},
             _content_type=MERGE_PATCH,
         )

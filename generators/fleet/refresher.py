@@ -16,7 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from argocd_lifecycle.generators.fleet.namespaces import Namespaces, custom_list, scope_label
+from argocd_lifecycle.generators.fleet.view import qualified, split_key
 from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeError
+from argocd_lifecycle.kube.lists import pages
 from argocd_lifecycle.model import PREFIX, Annotation
 from argocd_lifecycle.times import format_rfc3339
 
@@ -44,10 +47,18 @@ def uses_plugin_generator(appset: dict[str, Any], configmap: str) -> bool:
 
 
 class AppSetRefresher:
+    """Refreshes the ApplicationSets of every watched namespace (a tenant's depend on the fleet too)."""
+
     def __init__(
-        self, kube: Kube, namespace: str, is_leader: Callable[[], bool], *, configmap: str = "", settle: float = 1.0
+        self,
+        kube: Kube,
+        namespaces: Namespaces,
+        is_leader: Callable[[], bool],
+        *,
+        configmap: str = "",
+        settle: float = 1.0,
     ) -> None:
-        self.kube, self.namespace, self.is_leader = kube, namespace, is_leader
+        self.kube, self.namespaces, self.is_leader = kube, namespaces, is_leader
         self.configmap, self.settle = configmap, settle
         self._wanted = asyncio.Event()
         self.rounds = 0
@@ -56,37 +67,34 @@ class AppSetRefresher:
         self._wanted.set()
 
     def refresh_now(self) -> list[str]:
-        """One round (blocking): the names of the ApplicationSets asked to refresh."""
-        custom = self.kube.custom
-        listing = self.kube.call(
-            f"list ApplicationSets in {self.namespace}",
-            custom.list_namespaced_custom_object,
-            "argoproj.io",
-            "v1alpha1",
-            self.namespace,
-            "applicationsets",
-        )
-        names = [
-            str(a["metadata"]["name"]) for a in listing.get("items") or [] if uses_plugin_generator(a, self.configmap)
-        ]
-        for name in names:
-            self.refresh_one(name)
+        """One round (blocking): the keys (``view.qualified``) of the ApplicationSets asked to refresh."""
+        keys = []
+        for scope in self.namespaces.scopes:
+            fn, args = custom_list(self.kube, "applicationsets", scope)
+            for appset in pages(self.kube, f"list ApplicationSets in {scope_label(scope)}", fn, *args):
+                meta = appset.get("metadata") or {}
+                namespace = str(meta.get("namespace") or "")
+                if self.namespaces.watched(namespace) and uses_plugin_generator(dict(appset), self.configmap):
+                    keys.append(qualified(namespace, str(meta.get("name") or ""), self.namespaces.home))
+        for key in keys:
+            self.refresh_one(key)
         self.rounds += 1
-        return names
+        return keys
 
-    def refresh_one(self, name: str) -> None:
+    def refresh_one(self, key: str) -> None:
         """Ask one ApplicationSet to call its generators again (blocking; any replica may).
 
         Argo CD removes its refresh annotation only after a reconcile that succeeded, and reconciles only
         when an annotation changes: after a refused answer the annotation stays, and setting it again
         would change nothing. So each request also stamps ``refresh-requested`` with the time."""
+        namespace, name = split_key(key, self.namespaces.home)
         annotations = {Annotation.APPSET_REFRESH: "true", REQUESTED: format_rfc3339(time.time(), micro=True)}
         self.kube.call(
-            f"refresh ApplicationSet {self.namespace}/{name}",
+            f"refresh ApplicationSet {namespace}/{name}",
             self.kube.custom.patch_namespaced_custom_object,
             "argoproj.io",
             "v1alpha1",
-            self.namespace,
+            namespace,
             "applicationsets",
             name,
             {"metadata": {"annotations": annotations}},

@@ -93,8 +93,45 @@ class Target:
         return self.name or self.server
 
 
+#: the input parameter naming the ApplicationSet's namespace, where its name alone is ambiguous
+NAMESPACE_PARAMETER = "applicationSetNamespace"
+
+
+def qualified(namespace: str, name: str, home: str) -> str:
+    """An ApplicationSet's key as the ``argocd`` CLI writes an Application: ``name`` in the Argo CD
+    namespace ``home``, ``namespace/name`` elsewhere (a name holds no ``/``, so the key is unambiguous)."""
+    return name if not namespace or namespace == home else f"{namespace}/{name}"
+
+
+def split_key(key: str, home: str) -> tuple[str, str]:
+    """(namespace, name) of a key ``qualified`` made."""
+    namespace, _, name = key.rpartition("/")
+    return namespace or home, name
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the ApplicationSet of a request lives, found by its name (Argo CD sends no namespace).
+
+    ``problem`` is set when it cannot be placed with certainty (the name in several watched namespaces,
+    or in none): then nothing may be answered, since its Applications cannot be told apart."""
+
+    #: the key the guard and the reporter know it by (``qualified``)
+    key: str
+    namespace: str
+    name: str
+    #: ``spec.template.spec.project`` when a plain string, else ""
+    project: str = ""
+    problem: str = ""
+
+
 class Baseline(Protocol):
     """What each ApplicationSet has now, compared with every answer by the mass-drop guard."""
+
+    def place(self, name: str, namespace: str) -> Placement:
+        """Where the ApplicationSet named ``name`` lives (``namespace``: the input parameter
+        ``applicationSetNamespace``, "" when not given)."""
+        ...
 
     def synced(self) -> bool:
         """True once it can be trusted (the Applications were listed, the state file was read)."""
@@ -154,7 +191,8 @@ class RememberedAnswers:
     the last answer given to each ApplicationSet, whatever its input, so an input edit or another
     input cannot start from nothing. ``on_change`` persists it (the state file)."""
 
-    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(self, on_change: Callable[[], None] | None = None, *, home: str = "argocd") -> None:
+        self.home = home
         self._last: OrderedDict[str, frozenset[Target]] = OrderedDict()
         self._given: dict[str, Iterable[ClusterState]] = {}  # the answer object last remembered, by identity
         self._on_change = on_change
@@ -164,6 +202,11 @@ class RememberedAnswers:
 
     def stale_seconds(self) -> float:
         return 0.0
+
+    def place(self, name: str, namespace: str) -> Placement:
+        """Without Kubernetes there are no namespaces to search: the one named, else the Argo CD one."""
+        namespace = namespace or self.home
+        return Placement(qualified(namespace, name, self.home), namespace, name)
 
     def targets(self, appset: str) -> frozenset[Target]:
         return self._last.get(appset, frozenset())

@@ -17,6 +17,7 @@ import click
 from argocd_lifecycle.deprecations.knowledge import knowledge_base
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.findings_cli import FindingsCommand, kube_version
+from argocd_lifecycle.generators.fleet.namespaces import Namespaces
 from argocd_lifecycle.generators.preflight import sources
 from argocd_lifecycle.generators.preflight.clusters import resolve
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
@@ -45,6 +46,20 @@ from argocd_lifecycle.kube.client import KubeSettings, connect
     "cluster (repeatable).",
 )
 @click.option("-n", "--namespace", default="argocd", show_default=True, help="Argo CD's namespace (live).")
+@click.option(
+    "--application-namespace",
+    "application_namespaces",
+    multiple=True,
+    metavar="NAMESPACE",
+    help="Live: also the Applications of this namespace (repeatable; '*': every namespace), for tenants.",
+)
+@click.option(
+    "--project",
+    "projects",
+    multiple=True,
+    metavar="PROJECT",
+    help="Only the Applications of this AppProject (repeatable): one team's report.",
+)
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig of the management cluster (live).")
 @click.option("--context", help="Kubeconfig context (live).")
 @click.option(
@@ -65,6 +80,8 @@ def preflight(  # noqa: PLR0917 - one parameter per click option
     fail_on: str,
     from_files: tuple[Path, ...],
     namespace: str,
+    application_namespaces: tuple[str, ...],
+    projects: tuple[str, ...],
     kubeconfig: str | None,
     context: str | None,
     current_version: tuple[int, int] | None,
@@ -78,12 +95,15 @@ def preflight(  # noqa: PLR0917 - one parameter per click option
     inputs: sources.Inputs | None = None
     try:
         kb = knowledge_base(additional_versions)
+        watched = Namespaces.parse(namespace, application_namespaces)
         if from_files:
             inputs = sources.read_files(from_files)
         else:
-            inputs = sources.read_live(connect(KubeSettings(kubeconfig=kubeconfig, context=context)), namespace)
+            kube = connect(KubeSettings(kubeconfig=kubeconfig, context=context))
+            inputs = sources.read_live(kube, namespace, watched)
         ref = resolve(cluster, inputs.secrets, inputs.skipped)
-        report = evaluate(kb, ref, inputs.apps, target, current=current_version)
+        apps = sources.for_projects(inputs, projects).apps
+        report = evaluate(kb, ref, apps, target, current=current_version)
     except LifecycleError as exc:
         for note in inputs.notes if inputs is not None else ():  # the skipped Secret may be why
             click.echo(f"note: {note}", err=True)

@@ -7,10 +7,11 @@ sources, its ``status.resources``), the cluster is evaluated again and the resul
 Application updates costs one evaluation per cluster. Argo CD rewrites every Application's status on
 each reconcile; a change that leaves the preflight's view of it equal is ignored at once.
 
-Input: the Applications list/watch of the generator's namespace (``consumer()`` is the list/watch's
-``Consumer``) and the inventory's cluster Secrets. Only the leader publishes; a resync every
-``resync`` seconds catches a leadership change and retries what failed. Until the Applications were
-listed once, nothing is decided: an empty cache must not say "clear".
+Input: the Applications list/watches of the generator's watched namespaces (``consumer(scope)`` is
+one list/watch's ``Consumer``; a tenant's Application deploying to the cluster counts like any other)
+and the inventory's cluster Secrets. Only the leader publishes; a resync every ``resync`` seconds
+catches a leadership change and retries what failed. Until the Applications of every watched
+namespace were listed once, nothing is decided: an empty cache must not say "clear".
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase
 from argocd_lifecycle.errors import LifecycleError, UsageError
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
+from argocd_lifecycle.generators.fleet.namespaces import EVERY, ScopeHealth, in_scope
 from argocd_lifecycle.generators.preflight.apps import AppRecord, read_application
 from argocd_lifecycle.generators.preflight.clusters import ClusterRef, deploys_to
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
@@ -101,12 +103,13 @@ class UpgradeGate:
         is_leader: Callable[[], bool] = lambda: True,
         settle: float = 0.5,
         resync: float = 30.0,
+        scopes: tuple[str, ...] = (EVERY,),
     ) -> None:
         self.kb, self.inventory, self.publisher, self.metrics = kb, inventory, publisher, metrics
         self.is_leader = is_leader
         self.settle, self.resync = settle, resync
         self.apps: dict[str, AppRecord] = {}
-        self.listed = False
+        self.health = ScopeHealth(scopes)
         #: Secret names to evaluate again
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
@@ -117,16 +120,21 @@ class UpgradeGate:
         inventory.subscribe(self._on_secret)
 
     # -- inputs ------------------------------------------------------------------------------------
-    def consumer(self) -> Consumer:
-        return Consumer(self._listed, self._upserted, self._deleted, self._broken)
+    @property
+    def listed(self) -> bool:
+        """Whether the Applications of every watched namespace were listed once."""
+        return self.health.synced()
 
-    def _listed(self, items: list[dict[str, Any]]) -> None:
-        self.apps = {}
+    def consumer(self, scope: str = EVERY) -> Consumer:
+        return Consumer(lambda items: self._listed(items, scope), self._upserted, self._deleted, self._broken)
+
+    def _listed(self, items: list[dict[str, Any]], scope: str) -> None:
+        self.apps = {ref: r for ref, r in self.apps.items() if not in_scope(ref.partition("/")[0], scope)}
         for obj in items:
             record = self._record(obj)
             if record is not None:
                 self.apps[record.ref] = record
-        self.listed = True
+        self.health.listed(scope)
         self._mark(self._gated())
 
     def _upserted(self, obj: dict[str, Any]) -> None:
@@ -247,7 +255,7 @@ class UpgradeGate:
 def attach(
     kube: Kube,
     inventory: Inventory,
-    applications: ListWatch,
+    applications: Mapping[str, ListWatch],
     is_leader: Callable[[], bool],
     *,
     instance: str = "",
@@ -256,6 +264,8 @@ def attach(
     """The gate of ``generator serve``: fed by the generator's own Applications list/watch (the one the
     mass-drop guard reads; no second watch), publishing on the Secrets through the API, leader only.
     Call before ``applications.start()``."""
-    gate = UpgradeGate(builtin(), inventory, KubePublisher(kube, is_leader, instance=instance), GateMetrics(registry))
-    applications.consumer = tee(applications.consumer, gate.consumer())
+    publisher = KubePublisher(kube, is_leader, instance=instance)
+    gate = UpgradeGate(builtin(), inventory, publisher, GateMetrics(registry), scopes=tuple(applications))
+    for scope, source in applications.items():
+        source.consumer = tee(source.consumer, gate.consumer(scope))
     return gate, asyncio.create_task(gate.run(), name="upgrade-gate")

@@ -16,12 +16,19 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from argocd_lifecycle.errors import LifecycleError
-from argocd_lifecycle.generators.fleet.view import Baseline, ClusterState, FleetView, HoldReporter, RememberedAnswers
+from argocd_lifecycle.generators.fleet.view import (
+    Baseline,
+    ClusterState,
+    FleetView,
+    HoldReporter,
+    Placement,
+    RememberedAnswers,
+)
 from argocd_lifecycle.generators.service.admission import admitted
-from argocd_lifecycle.generators.service.errors import Unavailable
+from argocd_lifecycle.generators.service.errors import NotPlaced, Unavailable
 from argocd_lifecycle.generators.service.guard import DEFAULT_SETTLE, Fleet, MassDropGuard
 from argocd_lifecycle.generators.service.inputs import ParamsRequest
-from argocd_lifecycle.generators.service.params import ClusterParams, cluster_params, output_parameters
+from argocd_lifecycle.generators.service.params import AppSetParams, ClusterParams, cluster_params, output_parameters
 from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
 
@@ -98,19 +105,26 @@ class ParamsCache:
         self._snapshot = Snapshot(generation, tuple(clusters), tuple(params))
         return self._snapshot
 
-    def answer(self, request: ParamsRequest, snapshot: Snapshot) -> Answer:
-        cached = self._answers.get(request.answer_key)
+    def answer(self, request: ParamsRequest, snapshot: Snapshot, placed: Placement | None = None) -> Answer:
+        appset: AppSetParams | None = None
+        if placed is not None:
+            appset = {"namespace": placed.namespace, "name": placed.name, "project": placed.project}
+        # the answer names its ApplicationSet, so two ApplicationSets with one input get two answers
+        key = json.dumps([appset, request.answer_key], separators=(",", ":"))
+        cached = self._answers.get(key)
         if cached is not None:
-            self._answers.move_to_end(request.answer_key)
+            self._answers.move_to_end(key)
             return cached
         wanted = request.input
         pairs = [(c, p) for c, p in zip(snapshot.clusters, snapshot.params, strict=True) if admitted(c, wanted)]
         chosen = [p for _, p in pairs]
         body = json.dumps(
-            {"output": {"parameters": output_parameters(chosen, wanted)}}, separators=(",", ":"), ensure_ascii=False
+            {"output": {"parameters": output_parameters(chosen, wanted, appset)}},
+            separators=(",", ":"),
+            ensure_ascii=False,
         ).encode()
         result = Answer(body, tuple(c for c, _ in pairs))
-        self._answers[request.answer_key] = result
+        self._answers[key] = result
         while len(self._answers) > MAX_CACHED_ANSWERS:
             self._answers.popitem(last=False)
         return result
@@ -145,8 +159,8 @@ class ParamsService:
             )
         if not self.baseline.synced():
             raise Unavailable(
-                "the Applications of the Argo CD namespace have not been listed yet, so the mass-drop guard "
-                "cannot tell what an answer would delete; answering nothing until they are"
+                "the ApplicationSets and Applications of the watched namespaces have not been listed yet, so the "
+                "mass-drop guard cannot tell what an answer would delete; answering nothing until they are"
             )
         for what, stale in (
             ("cluster Secret", self.fleet.stale_seconds()),
@@ -158,10 +172,22 @@ class ParamsService:
                     f"{self.max_staleness:g}s); answering nothing rather than from a view that may be out of date"
                 )
 
-    def execute(self, request: ParamsRequest) -> Answer:
+    def place(self, request: ParamsRequest) -> Placement:
+        """Where the request's ApplicationSet lives; 503 unless the baseline is known and places it."""
         self._known()
+        where = self.baseline.place(request.appset, request.input.appset_namespace)
+        if where.problem:
+            raise NotPlaced(where.problem)
+        return where
+
+    def execute(self, request: ParamsRequest, where: Placement | None = None) -> Answer:
+        """The answer to one request (``where``: its ``place``, when the caller placed it already)."""
+        if where is None:
+            where = self.place(request)
+        else:
+            self._known()
         snapshot = self.cache.refresh(self.fleet.clusters())
-        result = self.cache.answer(request, snapshot)
+        result = self.cache.answer(request, snapshot, where)
         fleet = Fleet(
             answered=result.identities,
             known=snapshot.identities,
@@ -169,7 +195,7 @@ class ParamsService:
             departed=self.fleet.departed(),
             drop_decommissioned=request.input.drop_decommissioned,
         )
-        appset, baseline = request.appset, self.baseline
+        appset, baseline = where.key, self.baseline
         targets = baseline.targets(appset)
         try:
             self.guard.check(
@@ -182,5 +208,5 @@ class ParamsService:
                 f"mass-drop guard: cannot read the Applications of ApplicationSet {appset!r} to confirm a drop: "
                 f"{exc.message}"
             ) from exc
-        self.baseline.answered(request.appset, result.clusters)
+        self.baseline.answered(appset, result.clusters)
         return result

@@ -27,7 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from argocd_lifecycle.generators.fleet.view import Baseline, FleetView, HoldReporter
 from argocd_lifecycle.generators.service.answers import Answer, ParamsService
-from argocd_lifecycle.generators.service.errors import InputError, ServiceError
+from argocd_lifecycle.generators.service.errors import InputError, NotPlaced, ServiceError
 from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document
 from argocd_lifecycle.generators.service.guard import DropSettling, MassDropRefused
 from argocd_lifecycle.generators.service.inputs import parse_request
@@ -49,6 +49,7 @@ EXECUTE = "/api/v1/getparams.execute"
 _REASONS: tuple[tuple[type[ServiceError], str], ...] = (
     (MassDropRefused, "mass_drop"),
     (DropSettling, "drop_settling"),
+    (NotPlaced, "not_placed"),
     (InputError, "bad_request"),
 )
 
@@ -143,10 +144,11 @@ class GeneratorService:
 
     async def execute(self, request: Request) -> Response:
         wanted = parse_request(request_body(request))
+        where = self.params.place(wanted)
         try:
-            result = self.params.execute(wanted)
+            result = self.params.execute(wanted, where)
         finally:
-            self._show_held(wanted.appset)
+            self._show_held(where.key)
         return _answer_response(result, request.headers.get("accept-encoding", ""))
 
     def _observe_execute(self, status: int, seconds: float) -> None:

@@ -41,3 +41,8 @@ _KINDS: dict[type, str] = {
 def kind_of(value: object) -> str:
     """JSON-ish name of a value's type, for messages like ``expected a list, got a string``."""
     return _KINDS.get(type(value), type(value).__name__)
+
+
+class NotPlaced(Unavailable):
+    """The request's ApplicationSet cannot be placed in one watched namespace (503, reason not_placed):
+    its Applications cannot be told apart, so nothing that could delete them is answered."""

@@ -12,6 +12,8 @@ left out when the generator has none). Input parameters (all optional)::
     dropDecommissioned  false  leave out Decommissioning clusters (their Applications get deleted)
     flatList            false  one parameter set {"clusters": [...]} instead of one per cluster
     allowMassDrop       false  answer even when the answer loses more clusters than allowed
+    applicationSetNamespace ""  the ApplicationSet's own namespace, where its name is in several
+                                watched namespaces (Argo CD's request names none)
 
 Booleans may also be the strings "true"/"false" (values templated by a matrix generator arrive as
 strings). Any other parameter is accepted and echoed back under ``input.*`` like every parameter.
@@ -25,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.generators.fleet.view import NAMESPACE_PARAMETER
 from argocd_lifecycle.generators.service.errors import InputError, kind_of
 from argocd_lifecycle.generators.service.selector import LabelSelector
+from argocd_lifecycle.kube.names import is_namespace, is_object_name
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.versions import KubeVersion
 
@@ -54,6 +58,8 @@ class GeneratorInput:
     drop_decommissioned: bool = False
     flat_list: bool = False
     allow_mass_drop: bool = False
+    #: ``applicationSetNamespace``: "" unless the ApplicationSet says where it lives
+    appset_namespace: str = ""
     #: the input parameters with every leaf turned into a string, returned under ``input``
     echo: Mapping[str, Any] = field(default_factory=dict)
 
@@ -77,6 +83,8 @@ def parse_request(body: bytes) -> ParamsRequest:
     appset = data.get("applicationSetName")
     if not isinstance(appset, str):
         raise InputError(f"applicationSetName: expected a string, got {kind_of(appset)}")
+    if not is_object_name(appset):  # it becomes a key and a Kubernetes name: nothing else may pass
+        raise InputError(f"applicationSetName: {appset[:80]!r} is not an ApplicationSet name (a DNS-1123 subdomain)")
     plugin_input = data.get("input", {})
     if not isinstance(plugin_input, dict):
         raise InputError(f"input: expected an object, got {kind_of(plugin_input)}")
@@ -100,6 +108,7 @@ def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
         drop_decommissioned=_bool(params, "dropDecommissioned", default=False),
         flat_list=_bool(params, "flatList", default=False),
         allow_mass_drop=_bool(params, "allowMassDrop", default=False),
+        appset_namespace=_namespace(params, NAMESPACE_PARAMETER),
         echo={str(k): stringify(v) for k, v in params.items()},
     )
 
@@ -156,6 +165,17 @@ def _version(params: Mapping[str, Any], name: str) -> KubeVersion | None:
         return KubeVersion.parse(value, where=f"{_P}.{name}")
     except UsageError as exc:
         raise InputError(exc.message) from None
+
+
+def _namespace(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise InputError(f"{_P}.{name}: expected a namespace name, got {kind_of(value)}")
+    if not is_namespace(value):
+        raise InputError(f"{_P}.{name}: {value[:80]!r} is not a namespace name (a DNS-1123 label)")
+    return value
 
 
 def _phase(value: str, where: str) -> Phase:

@@ -5,7 +5,8 @@ The shared keys are shaped exactly like Argo CD's Cluster generator in goTemplat
 when non-empty); Argo CD flattens nested maps with dots for fasttemplate, which gives the Cluster
 generator's flat keys (``metadata.labels.env``). So an ApplicationSet switches generators by changing
 only its generator block. Every value is a string, and nothing changes on a probe that changed nothing.
-Which clusters an answer holds is decided in admission.py.
+Which clusters an answer holds is decided in admission.py. Every set also names the ApplicationSet it
+was made for (``applicationSet.namespace``/``.name``/``.project``), where it was placed (appsets.py).
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ class KubernetesParams(TypedDict):
     upgradeClear: str
     upgradeBlocked: str
     upgradeBlockedSince: str
+
+
+class AppSetParams(TypedDict):
+    """The ApplicationSet an answer is for: its namespace, name and template project ("" when templated)."""
+
+    namespace: str
+    name: str
+    project: str
 
 
 class ClusterParams(TypedDict):
@@ -142,13 +151,15 @@ def cluster_params(cluster: ClusterState, policy: PolicyTable) -> ClusterParams:
     }
 
 
-def output_parameters(selected: Iterable[ClusterParams], wanted: GeneratorInput) -> list[dict[str, Any]]:
+def output_parameters(
+    selected: Iterable[ClusterParams], wanted: GeneratorInput, appset: AppSetParams | None = None
+) -> list[dict[str, Any]]:
     """The ``output.parameters`` list: one set per cluster, or one ``{"clusters": [...]}`` set."""
+    extra: dict[str, Any] = {}
+    if appset is not None:
+        extra["applicationSet"] = appset
+    if wanted.echo:
+        extra["input"] = wanted.echo
     if wanted.flat_list:
-        flat: dict[str, Any] = {"clusters": list(selected)}
-        if wanted.echo:
-            flat["input"] = wanted.echo
-        return [flat]
-    if not wanted.echo:
-        return [dict(p) for p in selected]
-    return [{**p, "input": wanted.echo} for p in selected]
+        return [{"clusters": list(selected), **extra}]
+    return [{**p, **extra} for p in selected]

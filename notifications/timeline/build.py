@@ -49,6 +49,8 @@ class Gathered:
 class Request:
     app: str
     namespace: str
+    #: where Argo CD runs (its cluster Secrets), when the Application does not say (status.controllerNamespace)
+    argocd_namespace: str = ""
     include_resources: bool = False
     since: timedelta | None = None
     since_text: str | None = None

@@ -9,6 +9,7 @@ import click
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.kube.client import KubeSettings, connect
+from argocd_lifecycle.kube.names import is_namespace, is_object_name
 from argocd_lifecycle.notifications.timeline import render_json, render_text
 from argocd_lifecycle.notifications.timeline.build import Gathered, Request, build
 from argocd_lifecycle.notifications.timeline.destination import connector
@@ -54,9 +55,26 @@ def _gather_live(request: Request, kubeconfig: str | None, context: str | None) 
     return gather_live(connect(settings), request, connector(settings))
 
 
+def application_ref(app: str, namespace: str) -> tuple[str, str]:
+    """(namespace, name) of APP, which the ``argocd`` CLI's way may qualify: ``team-a/web`` is Application
+    ``web`` of namespace ``team-a`` (Argo CD's applications in any namespace), ``web`` one of ``namespace``."""
+    space, _, name = app.rpartition("/") if "/" in app else (namespace, "", app)
+    if not is_namespace(space):
+        raise click.BadParameter(f"{space[:80]!r} is not a namespace name (a DNS-1123 label)", param_hint="APP")
+    if not is_object_name(name):
+        raise click.BadParameter(f"{name[:80]!r} is not an Application name (a DNS-1123 subdomain)", param_hint="APP")
+    return space, name
+
+
 @click.command("timeline")
 @click.argument("app")
-@click.option("-n", "--namespace", default="argocd", show_default=True, help="Namespace of the Application.")
+@click.option(
+    "-n",
+    "--namespace",
+    default="argocd",
+    show_default=True,
+    help="Namespace of the Application, and Argo CD's (where cluster Secrets are) for APP given as NAMESPACE/NAME.",
+)
 @click.option(
     "--since",
     metavar="DURATION",
@@ -91,7 +109,8 @@ def timeline(
     context: str | None,
     utc: bool,
 ) -> None:
-    """Rebuild what happened to Application APP from Kubernetes Events and Argo CD's status.
+    """Rebuild what happened to Application APP (NAME, or NAMESPACE/NAME as the argocd CLI writes an
+    Application in another namespace) from Kubernetes Events and Argo CD's status.
 
     Lanes: Operation (syncs, actions, deployments from status.history), Sync, Health, Resource
     (the app's objects, with --include-resources) and Cluster (argocd-lifecycle's Cluster* Events
@@ -105,9 +124,11 @@ def timeline(
         window = parse_since(since_text) if since_text else None
     except UsageError as exc:
         raise click.BadParameter(str(exc).removeprefix("--since "), param_hint="--since") from exc
+    app_namespace, name = application_ref(app, namespace)
     request = Request(
-        app=app,
-        namespace=namespace,
+        app=name,
+        namespace=app_namespace,
+        argocd_namespace=namespace,
         include_resources=include_resources,
         since=window,
         since_text=since_text,

@@ -69,7 +69,7 @@ def gather_live(kube: Kube, request: Request, connect_destination: DestinationCo
     selector = f"involvedObject.kind=Application,involvedObject.name={request.app}"
     events = list_events(kube, request.namespace, selector)
     notes: list[str] = []
-    argocd_namespace = app.controller_namespace or request.namespace
+    argocd_namespace = app.controller_namespace or request.argocd_namespace or request.namespace
     raw_secrets: list[Mapping[str, Any]] = []
     clusters: tuple[ClusterSecret, ...] | None
     try:

@@ -230,3 +230,18 @@ The notifications keys we own: the catalog's trigger.* and template.* keys (from
 {{- end -}}
 {{- toYaml $data -}}
 {{- end -}}
+
+{{/* What the generator may do in a tenant's namespace (tenants-rbac.yaml): what it does in Argo CD's,
+less the Secrets and the Lease. */}}
+{{- define "argocd-lifecycle.generator.tenantRules" -}}
+- apiGroups: ["argoproj.io"]
+  resources: ["applications"]
+  verbs: ["list", "watch"]
+- apiGroups: ["argoproj.io"]
+  resources: ["applicationsets"]
+  verbs: ["list", "watch", "patch"]
+# MassDropHeld and MassDropReleased on the tenant's ApplicationSet (the admission policy: only those)
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "get", "patch"]
+{{- end -}}

@@ -20,9 +20,15 @@ GENERATOR_RULES = [
         "resourceNames": ["argocd-lifecycle-generator"],
         "verbs": ["get", "update"],
     },
-    {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "patch"]},
+    {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
     {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch"]},
 ]
+TENANT_RULES = [
+    {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["list", "watch"]},
+    {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "get", "patch"]},
+]
+TENANTS = "argocd-lifecycle-generator-tenants"
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -102,3 +108,28 @@ def test_bindings_point_at_our_roles_and_accounts(scenario: str) -> None:
     # the receiver has an account but no Role: it never calls the API
     if "argocd-lifecycle-receiver" in accounts:
         assert "argocd-lifecycle-receiver" not in roles
+
+
+def test_a_role_per_tenant_namespace_and_nothing_cluster_wide() -> None:
+    docs = render(sets=(f"generator.applicationNamespaces={{team-a,team-b,{NAMESPACE}}}",))
+    assert not {d["kind"] for d in docs} & {"ClusterRole", "ClusterRoleBinding"}
+    roles = find(docs, "Role", TENANTS)
+    assert sorted(r["metadata"]["namespace"] for r in roles) == ["team-a", "team-b"]  # Argo CD's has its own
+    assert all(r["rules"] == TENANT_RULES for r in roles)
+    for binding in find(docs, "RoleBinding", TENANTS):
+        assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": TENANTS}
+        assert binding["subjects"] == [
+            {"kind": "ServiceAccount", "name": "argocd-lifecycle-generator", "namespace": NAMESPACE}
+        ]
+    args = one(docs, "Deployment", "argocd-lifecycle-generator")["spec"]["template"]["spec"]["containers"][0]["args"]
+    flags = [args[i + 1] for i, a in enumerate(args) if a == "--application-namespace"]
+    assert flags == ["team-a", "team-b", NAMESPACE]
+
+
+def test_every_namespace_is_one_cluster_role_with_the_tenant_rules_only() -> None:
+    docs = render(sets=("generator.applicationNamespaces={*}",))
+    name = f"{TENANTS}.{NAMESPACE}"
+    assert one(docs, "ClusterRole", name)["rules"] == TENANT_RULES  # never a Secret, never a Lease
+    binding = one(docs, "ClusterRoleBinding", name)
+    assert binding["roleRef"]["name"] == name and binding["subjects"][0]["namespace"] == NAMESPACE
+    assert not find(docs, "Role", TENANTS)

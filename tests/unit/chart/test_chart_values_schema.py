@@ -113,6 +113,11 @@ def test_every_value_is_in_the_schema() -> None:
         ),
         ({"receiver": {"enabled": True}}, "receiver.config.receivers: [] should be non-empty"),
         ({"receiver": {"replicas": 3}}, "receiver.replicas: 3 is greater than the maximum of 1"),
+        ({"generator": {"applicationNamespaces": ["Team-A"]}}, "generator.applicationNamespaces.0: 'Team-A' does not"),
+        ({"generator": {"applicationNamespaces": ["team/a"]}}, "generator.applicationNamespaces.0: 'team/a' does not"),
+        ({"generator": {"applicationNamespaces": ["team-*"]}}, "generator.applicationNamespaces.0: 'team-*' does not"),
+        ({"generator": {"applicationNamespaces": ["a", "a"]}}, "generator.applicationNamespaces: ['a', 'a'] has non"),
+        ({"generator": {"applicationNamespaces": "team-a"}}, "generator.applicationNamespaces: 'team-a' is not of"),
     ],
 )
 def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expected: str) -> None:

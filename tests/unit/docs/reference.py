@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from argocd_lifecycle.generators.service.params import ClusterParams
+from argocd_lifecycle.generators.service.params import AppSetParams, ClusterParams
 from argocd_lifecycle.model import Reason
 from argocd_lifecycle.plugin.parameters import SPECS
 from tests.unit.docs import names
@@ -89,7 +89,8 @@ def names_page() -> str:
     out += ["", "## Plugin parameters", "", "| name | default |", "|---|---|"]
     out += [f"| `{s.name}` | {f'`{s.default}`' if s.default is not None else ''} |" for s in SPECS]
     out += ["", "## Generator parameters", "", "The keys of each parameter set the plugin generator answers", ""]
-    out += ["| key |", "|---|", *_parameter_rows(ClusterParams, ""), "| `input.*` |"]
+    out += ["| key |", "|---|", *_parameter_rows(ClusterParams, ""), *_parameter_rows(AppSetParams, "applicationSet.")]
+    out += ["| `input.*` |"]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -110,7 +110,7 @@ def test_an_application_keeps_the_cluster_name_it_was_made_for_when_another_take
     known["https://a"] = "impostor"
     index.upserted(app("guestbook-alpha", server="https://a"))  # Argo CD updates its status: still alpha's
     assert index.targets("guestbook") == {Target("https://a", "alpha")}
-    index.read = lambda: [app("guestbook-alpha", server="https://a")]
+    index.read = lambda namespace: [app("guestbook-alpha", server="https://a")]
     assert index.confirm("guestbook") == {Target("https://a", "alpha")}
     # a new destination is resolved afresh; a deleted Application is forgotten
     known["https://b"] = "beta"
@@ -119,3 +119,37 @@ def test_an_application_keeps_the_cluster_name_it_was_made_for_when_another_take
     index.deleted(app("guestbook-alpha", server="https://a"))
     index.upserted(app("guestbook-alpha", server="https://a"))
     assert index.targets("guestbook") == {Target("https://a", "impostor")}
+
+
+def tenant_app(name: str, namespace: str, *, appset: str = "web", server: str) -> dict[str, Any]:
+    obj = app(name, appset=appset, server=server, uid=f"uid-{namespace}-{appset}")
+    obj["metadata"]["namespace"] = namespace
+    return obj
+
+
+def test_two_tenants_appsets_of_one_name_are_two_baselines() -> None:
+    index = ApplicationIndex(home="argocd", scopes=("argocd", "team-a", "team-b"))
+    index.listed([tenant_app("web-a", "team-a", server="https://a")], "team-a")
+    index.listed([tenant_app("web-a", "team-b", server="https://b")], "team-b")  # same Application name too
+    assert not index.synced()
+    index.listed([app("web-a", appset="web", server="https://home")], "argocd")
+    assert index.synced()
+    assert index.targets("team-a/web") == {Target("https://a")}
+    assert index.targets("team-b/web") == {Target("https://b")}
+    assert index.targets("web") == {Target("https://home")}
+    assert index.uid("team-b/web") == "uid-team-b-web"
+    index.listed([], "team-b")  # a relist of team-b leaves team-a's alone
+    assert index.targets("team-b/web") == frozenset() and index.targets("team-a/web") == {Target("https://a")}
+
+
+def test_confirm_reads_the_appsets_own_namespace() -> None:
+    index = ApplicationIndex(home="argocd", scopes=("*",))
+    asked: list[str] = []
+
+    def read(namespace: str) -> list[dict[str, Any]]:
+        asked.append(namespace)
+        return [tenant_app("web-1", "team-a", server="https://a"), tenant_app("web-1", "team-b", server="https://b")]
+
+    index.read = read
+    assert index.confirm("team-a/web") == {Target("https://a")}
+    assert asked == ["team-a"]

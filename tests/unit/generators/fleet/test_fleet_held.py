@@ -111,3 +111,11 @@ def test_a_release_while_the_mark_is_being_set_takes_the_mark_back() -> None:
 
     marks, sent = asyncio.run(story())
     assert "MassDropHeld" not in marks and marks.count("removed") >= 1 and sent == 0
+
+
+def test_a_tenants_hold_is_sent_with_its_own_namespace_for_routing() -> None:
+    hold = Hold("team-a/web", HOLD.lost, 2, "mass-drop guard: holding ApplicationSet 'team-a/web': ...")
+    body = external_event(hold, "argocd", "2026-01-01T00:00:00Z")
+    assert body["namespace"] == "team-a" and body["labels"]["applicationSet"] == "web"
+    other = external_event(Hold("team-b/web", HOLD.lost, 2, "..."), "argocd", "2026-01-01T00:00:00Z")
+    assert other["namespace"] == "team-b" and other["revision"] != body["revision"]

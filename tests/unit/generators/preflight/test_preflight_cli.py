@@ -149,3 +149,28 @@ def test_when_no_cluster_matches_the_skipped_secrets_are_named_before_the_error(
         "error: cluster 'prod-eu-1' is not named by any cluster Secret; 1 cluster Secret(s) skipped without a "
         "readable name and server (see the notes)"
     )
+
+
+def test_project_keeps_one_teams_applications(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Tenants: team-a's Application (in its own namespace and AppProject) reported apart from team-b's."""
+    old = [resource("policy/v1beta1", "PodDisruptionBudget", "a")]
+    a = application("web", old, server="https://prod-eu-1.example.test:6443", namespace="team-a")
+    b = application("web", old, server="https://prod-eu-1.example.test:6443", namespace="team-b")
+    a["spec"]["project"], b["spec"]["project"] = "team-a", "team-b"
+    apps = write(tmp_path / "apps.json", {"kind": "List", "items": [a, b]})
+    files = ("--from-file", str(apps), "--from-file", str(SECRETS_FILE))
+    both = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", *files)
+    assert "team-a/web" in both.out and "team-b/web" in both.out
+    one = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", *files, "--project", "team-a")
+    assert "team-a/web" in one.out and "team-b/web" not in one.out
+    none = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", *files, "--project", "nobody")
+    assert none.code == 0 and "team-a/web" not in none.out
+
+
+@pytest.mark.parametrize("hostile", ["Team-A", "team/a", "team-a\n", "a" * 64, ""])
+def test_a_hostile_application_namespace_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str], hostile: str
+) -> None:
+    result = run(capsys, "preflight", "prod-eu-1", "--to", "1.25", *STORY, "--application-namespace", hostile)
+    assert result.code == 1 and result.out == ""
+    assert result.err.startswith("error: --application-namespace: ") and result.err.count("\n") == 1

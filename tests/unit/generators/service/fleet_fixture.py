@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from argocd_lifecycle.generators.fleet.view import ClusterState, Hold, Target
+from argocd_lifecycle.generators.fleet.view import ClusterState, Hold, Placement, Target, qualified
 from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, Phase
 
 SINCE = datetime(2025, 3, 1, 8, 30, 0, tzinfo=UTC)
@@ -69,6 +69,11 @@ class AppsBaseline:
 
     def stale_seconds(self) -> float:
         return self.stale
+
+    def place(self, name: str, namespace: str) -> Placement:
+        """Every ApplicationSet lives in the Argo CD namespace here (appsets.py is tested on its own)."""
+        namespace = namespace or "argocd"
+        return Placement(qualified(namespace, name, "argocd"), namespace, name)
 
     def targets(self, appset: str) -> frozenset[Target]:
         return frozenset(self.apps.get(appset, set()))

@@ -200,7 +200,9 @@ def test_503_until_the_applications_are_listed_and_while_their_watch_is_broken(
     client = make_client(baseline=apps, max_staleness=30)
     response = _post(client)
     assert response.status_code == 503
-    assert response.json()["message"].startswith("the Applications of the Argo CD namespace have not been listed")
+    assert response.json()["message"].startswith(
+        "the ApplicationSets and Applications of the watched namespaces have not been listed"
+    )
     apps.listed, apps.stale = True, 31.0
     assert _post(client).json()["message"].startswith("the Application watch has been broken for 31s")
     apps.stale = 0.0

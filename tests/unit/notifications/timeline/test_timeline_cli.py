@@ -184,3 +184,27 @@ def test_since_durations(text: str, seconds: int) -> None:
 def test_bad_since_durations_are_usage_errors(text: str) -> None:
     with pytest.raises(UsageError, match="--since"):
         parse_since(text)
+
+
+def test_an_application_is_found_as_namespace_slash_name(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A tenant's Application, named as the argocd CLI names it (applications in any namespace)."""
+    files = from_files("checkout")
+    moved = []
+    for flag, path in zip(files[::2], files[1::2], strict=True):
+        text = Path(path).read_text().replace('"namespace": "argocd"', '"namespace": "team-a"')
+        target = tmp_path / Path(path).name
+        target.write_text(text)
+        moved += [flag, str(target)]
+    result = run("timeline", "team-a/checkout", "--utc", *moved)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[0].startswith("Application team-a/checkout,")
+    assert run("timeline", "checkout", *moved).code == 1  # not in the Argo CD namespace
+
+
+@pytest.mark.parametrize(
+    "app", ["team-a/", "/checkout", "a/b/checkout", "Team-A/checkout", "team-a/Checkout", "../checkout", "x" * 300]
+)
+def test_a_malformed_app_reference_exits_2(run, app: str) -> None:  # type: ignore[no-untyped-def]
+    result = run("timeline", app, *from_files("checkout"))
+    assert result.code == 2 and result.out == ""
+    assert "Invalid value for APP" in result.err and len(result.err) < 400

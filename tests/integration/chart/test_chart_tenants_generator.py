@@ -1,0 +1,136 @@
+"""Tenants, with the real generator started with the chart's arguments for generator.applicationNamespaces,
+as its ServiceAccount under the chart's Roles and admission policy on a real kube-apiserver: team-a and
+team-b each have an ApplicationSet ``web``; the request naming ``web`` is refused until its input names
+the namespace; then each is judged against its own Applications, team-a's mass drop held (the Event and
+the held-since claim on team-a/web) while team-b is answered; the refresh reaches the tenants'
+ApplicationSets; nothing the generator does is refused."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from argocd_lifecycle.model import Annotation
+from tests.harness import paths
+from tests.harness.platform import register_node
+from tests.harness.procs import Supervisor, free_port, wait_until
+from tests.integration.chart.chartkit import one, render
+from tests.integration.chart.realapi import NAMESPACE, RealApi
+
+pytestmark = pytest.mark.upstream
+
+ACCOUNT = "argocd-lifecycle-generator"
+TENANTS = ("team-a", "team-b")
+SETS = ("generator.applicationNamespaces={team-a,team-b}",)
+API = "argoproj.io/v1alpha1"
+HELD_SINCE = "argocd-lifecycle.io/held-since"
+
+
+def _args(token_file: Path, kubeconfig: Path, port: int) -> list[str]:
+    docs = render(sets=SETS)
+    args = list(one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"])
+    first = args.index("--listen")
+    del args[first : first + 4]  # the pod's IP and loopback: one loopback port here
+    for flag, value in (("--token-file", str(token_file)), ("--identity", "pod-t"), ("--probe-interval", "1s"),
+                        ("--ready-after", "1")):  # fmt: skip
+        args[args.index(flag) + 1] = value
+    return [str(paths.our_cli()), *args, "--listen", f"127.0.0.1:{port}", "--kubeconfig", str(kubeconfig)]
+
+
+def _objects(api: RealApi) -> None:
+    wanted = {"Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+    for tenant in TENANTS:
+        api.admin.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": tenant}})
+    api.apply_all([d for d in render(sets=SETS) if d["kind"] in wanted])
+    api.admin.apply({
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "cluster-self", "namespace": NAMESPACE,
+                     "labels": {"argocd.argoproj.io/secret-type": "cluster"}},
+        "stringData": {"name": "self", "server": api.cluster.server,
+                       "config": json.dumps(api.cluster.argocd_cluster_config())},
+    })  # fmt: skip
+    for tenant in TENANTS:
+        appset = api.admin.apply({
+            "apiVersion": API, "kind": "ApplicationSet", "metadata": {"name": "web", "namespace": tenant},
+            "spec": {"generators": [{"plugin": {"configMapRef": {"name": ACCOUNT}}}],
+                     "template": {"metadata": {"name": "web-{{name}}"},
+                                  "spec": {"project": tenant,
+                                           "source": {"repoURL": "https://git.example/apps", "path": "web"},
+                                           "destination": {"server": "{{server}}", "namespace": "web"}}}},
+        })  # fmt: skip
+        owner = {"apiVersion": API, "kind": "ApplicationSet", "name": "web", "uid": appset["metadata"]["uid"]}
+        api.admin.apply({
+            "apiVersion": API, "kind": "Application",
+            "metadata": {"name": "web-self", "namespace": tenant, "ownerReferences": [owner]},
+            "spec": {"project": tenant, "source": {"repoURL": "https://git.example/apps", "path": "web"},
+                     "destination": {"server": api.cluster.server, "namespace": "web"}},
+        })  # fmt: skip
+
+
+def test_two_tenants_web_are_placed_by_their_input_and_guarded_apart(real_api: RealApi, tmp_path: Path) -> None:
+    api = real_api
+    api.admin.delete("coordination.k8s.io/v1", "Lease", "argocd-lifecycle-generator", NAMESPACE)
+    register_node(api.cluster.api_client(), "node-a")
+    _objects(api)
+    token = "plugin-token-for-the-tenants-test"
+    (tmp_path / "token").write_text(token)
+    port = free_port()
+    sup = Supervisor(tmp_path / "logs")
+    proc = sup.start("generator", _args(tmp_path / "token", api.kubeconfig_for(ACCOUNT), port))
+    url = f"http://127.0.0.1:{port}/api/v1/getparams.execute"
+
+    def ask(**parameters: Any) -> httpx.Response:
+        body = {"applicationSetName": "web", "input": {"parameters": parameters}}
+        return httpx.post(url, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+
+    def annotations(tenant: str) -> dict[str, str]:
+        appset = api.admin.get(API, "ApplicationSet", "web", tenant) or {}
+        return dict(appset.get("metadata", {}).get("annotations") or {})
+
+    try:
+
+        def answered() -> httpx.Response | None:
+            proc.check_alive()
+            try:
+                response = ask(applicationSetNamespace="team-b")
+            except httpx.TransportError:
+                return None
+            return response if response.status_code == 200 and response.json()["output"]["parameters"] else None
+
+        team_b = wait_until(answered, timeout=90, what="team-b/web answered with the Ready cluster")
+        (params,) = team_b.json()["output"]["parameters"]
+        assert params["applicationSet"] == {"namespace": "team-b", "name": "web", "project": "team-b"}
+        ambiguous = ask()
+        assert ambiguous.status_code == 503 and ambiguous.json()["reason"] == "not_placed", ambiguous.text
+        assert "exist in 2 namespaces (team-a, team-b)" in ambiguous.json()["message"]
+
+        def held() -> httpx.Response | None:
+            response = ask(applicationSetNamespace="team-a", names=["nobody"])
+            return response if response.json().get("reason") == "mass_drop" else None
+
+        message = wait_until(held, timeout=60, what="team-a/web held").json()["message"]
+        assert "ApplicationSet 'team-a/web'" in message and "1 of the 1 clusters" in message
+        wait_until(lambda: annotations("team-a").get(HELD_SINCE), timeout=30, what="the held-since claim on team-a/web")
+
+        def event() -> bool:
+            events = api.admin.list("v1", "Event", "team-a")
+            return any(e["reason"] == "MassDropHeld" and e["involvedObject"]["name"] == "web" for e in events)
+
+        wait_until(event, timeout=30, what="the MassDropHeld Event in team-a")
+        assert not annotations("team-b").get(HELD_SINCE)
+        assert ask(applicationSetNamespace="team-b").status_code == 200
+        # the ready transition asked every watched ApplicationSet using the plugin ConfigMap to refresh
+        for tenant in TENANTS:
+            assert annotations(tenant).get(Annotation.APPSET_REFRESH) == "true", tenant
+    finally:
+        sup.stop_all()
+        for tenant in TENANTS:
+            api.admin.delete(API, "ApplicationSet", "web", tenant)
+            api.admin.delete(API, "Application", "web-self", tenant)
+    log = proc.log_path.read_text()
+    assert not re.search(r"\b403\b|[Ff]orbidden|denied|ValidatingAdmissionPolicy", log), log[-3000:]

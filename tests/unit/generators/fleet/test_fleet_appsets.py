@@ -1,0 +1,101 @@
+"""Placing the ApplicationSet of a request: Argo CD names it, never its namespace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from argocd_lifecycle.generators.fleet.appsets import AppSetIndex
+from argocd_lifecycle.generators.fleet.namespaces import Namespaces
+
+
+def appset(name: str, namespace: str, *, project: Any = "default", uid: str = "") -> dict[str, Any]:
+    return {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "ApplicationSet",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid or f"uid-{namespace}-{name}"},
+        "spec": {"template": {"spec": {"project": project}}},
+    }
+
+
+def _index(*names: str) -> AppSetIndex:
+    index = AppSetIndex(Namespaces.parse("argocd", names))
+    for scope in index.namespaces.scopes:
+        index.listed([], scope)
+    return index
+
+
+def test_a_name_in_one_watched_namespace_is_placed_there() -> None:
+    index = _index("team-a", "team-b")
+    index.upserted(appset("web", "team-a", project="team-a"))
+    index.upserted(appset("shop", "argocd"))
+    web = index.place("web", "")
+    assert (web.key, web.namespace, web.name, web.project, web.problem) == ("team-a/web", "team-a", "web", "team-a", "")
+    shop = index.place("shop", "")
+    assert (shop.key, shop.namespace) == ("shop", "argocd")  # the Argo CD namespace's keys stay bare names
+    assert index.uid("team-a/web") == "uid-team-a-web" and index.uid("shop") == "uid-argocd-shop"
+
+
+def test_a_name_in_two_namespaces_is_not_placed_until_the_input_names_one() -> None:
+    index = _index("team-a", "team-b")
+    index.upserted(appset("web", "team-a"))
+    index.upserted(appset("web", "team-b", project="b"))
+    ambiguous = index.place("web", "")
+    assert ambiguous.key == ""
+    assert "exist in 2 namespaces (team-a, team-b)" in ambiguous.problem
+    assert "set input parameter applicationSetNamespace" in ambiguous.problem
+    placed = index.place("web", "team-b")
+    assert (placed.key, placed.project, placed.problem) == ("team-b/web", "b", "")
+
+
+def test_a_name_in_no_watched_namespace_says_how_to_grant_the_watch() -> None:
+    index = _index("team-a")
+    missing = index.place("web", "")
+    assert missing.key == ""
+    assert "no ApplicationSet 'web' in the namespaces this generator watches (argocd, team-a)" in missing.problem
+    assert "generator.applicationNamespaces" in missing.problem
+
+
+def test_an_input_naming_an_unwatched_namespace_or_a_missing_appset_is_not_placed() -> None:
+    index = _index("team-a")
+    index.upserted(appset("web", "team-a"))
+    unwatched = index.place("web", "team-z")
+    assert "does not watch" in unwatched.problem and "generator.applicationNamespaces" in unwatched.problem
+    elsewhere = index.place("web", "argocd")
+    assert "no ApplicationSet 'web' in namespace 'argocd'" in elsewhere.problem
+
+
+def test_an_appset_outside_the_watched_namespaces_is_never_taken_in() -> None:
+    """A cluster-wide answer (or a hostile API) handing over another namespace's object changes nothing."""
+    index = _index("team-a")
+    index.upserted(appset("web", "team-z"))
+    assert index.place("web", "").problem
+
+
+def test_a_relist_of_one_namespace_leaves_the_others_and_a_delete_forgets() -> None:
+    index = _index("team-a", "team-b")
+    index.upserted(appset("web", "team-a"))
+    index.upserted(appset("web", "team-b"))
+    index.listed([], "team-b")  # team-b's web is gone
+    assert index.place("web", "").key == "team-a/web"
+    index.deleted(appset("web", "team-a"))
+    assert index.place("web", "").problem
+
+
+def test_not_synced_until_every_namespace_listed() -> None:
+    index = AppSetIndex(Namespaces.parse("argocd", ["team-a"]))
+    index.listed([], "argocd")
+    assert not index.synced()
+    index.listed([], "team-a")
+    assert index.synced()
+    everywhere = AppSetIndex(Namespaces.parse("argocd", ["*"]))
+    everywhere.listed([appset("web", "anywhere")], "*")
+    assert everywhere.synced() and everywhere.place("web", "").key == "anywhere/web"
+
+
+@pytest.mark.parametrize("project", [{"a": 1}, ["x"], 7, None, "{{ .project }}", "p" * 300])
+def test_a_project_that_is_not_a_plain_string_is_left_empty(project: Any) -> None:
+    index = _index()
+    index.upserted(appset("web", "argocd", project=project))
+    assert index.place("web", "").project == ""
