@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -46,6 +46,8 @@ class ObjectRef:
     kind: str
     namespace: str
     name: str
+    #: the API version Argo CD compared it at: how it is read, not part of its identity
+    version: str = field(default="", compare=False)
 
     def text(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"

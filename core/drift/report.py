@@ -43,6 +43,11 @@ class AppDrift:
     synced_at: datetime | None
     self_heal: bool
     annotations: Mapping[str, str]
+    #: the destination as the Application names it (server, else name)
+    dest_server: str = ""
+    dest_name: str = ""
+    #: where Argo CD's controller (and the cluster Secrets) live, when the status says
+    controller_namespace: str = ""
 
     @property
     def state(self) -> str:
@@ -101,7 +106,13 @@ def read_app(raw: Mapping[str, Any]) -> AppDrift:
         raise DriftInputError("the Application has no metadata.name")
     resources = status.get("resources")
     out = tuple(
-        ObjectRef(_str(r.get("group")), _str(r.get("kind")), _str(r.get("namespace")), _str(r.get("name")))
+        ObjectRef(
+            _str(r.get("group")),
+            _str(r.get("kind")),
+            _str(r.get("namespace")),
+            _str(r.get("name")),
+            _str(r.get("version")),
+        )
         for r in (resources if isinstance(resources, list) else [])
         if isinstance(r, Mapping) and r.get("status") == OUT_OF_SYNC and _str(r.get("kind")) and _str(r.get("name"))
     )
@@ -127,6 +138,9 @@ def read_app(raw: Mapping[str, Any]) -> AppDrift:
         synced_at=synced_at,
         self_heal=automated.get("selfHeal") is True,
         annotations={k: v for k, v in annotations.items() if isinstance(k, str) and isinstance(v, str)},
+        dest_server=_str(_map(spec.get("destination")).get("server")).rstrip("/"),
+        dest_name=_str(_map(spec.get("destination")).get("name")),
+        controller_namespace=_str(status.get("controllerNamespace")),
     )
 
 
