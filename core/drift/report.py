@@ -119,8 +119,11 @@ def read_app(raw: Mapping[str, Any]) -> AppDrift:
     sync = _map(status.get("sync"))
     operation = _map(status.get("operationState"))
     result = _map(operation.get("syncResult"))
-    synced = _revision(result.get("revision"), result.get("revisions"))
-    synced_at = _time(operation.get("finishedAt"))
+    # the revision last synced successfully: the last operation's when it succeeded, else the newest
+    # history entry (Argo CD records successful syncs only there)
+    succeeded = operation.get("phase") == "Succeeded"
+    synced = _revision(result.get("revision"), result.get("revisions")) if succeeded else ""
+    synced_at = _time(operation.get("finishedAt")) if succeeded else None
     history = status.get("history")
     if isinstance(history, list) and history and isinstance(history[-1], Mapping):
         last = history[-1]

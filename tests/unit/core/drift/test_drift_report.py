@@ -53,6 +53,14 @@ def test_a_new_revision_is_not_live_drift_and_reads_nothing() -> None:
     assert "a new revision not yet synced (desired 0123456789abcdef0123456789abcdef01234567" in table(r)
 
 
+def test_a_failed_sync_of_the_desired_revision_is_not_live_drift() -> None:
+    raw = _app()
+    raw["status"]["sync"]["revision"] = raw["status"]["operationState"]["syncResult"]["revision"] = "feedface"
+    raw["status"]["operationState"]["phase"] = "Failed"
+    app = read_app(raw)
+    assert (app.state, app.synced_revision) == (REVISION, "9f2c41d7e0b8a6c5d4e3f2a1b0c9d8e7f6a5b4c3")
+
+
 def test_never_synced_is_a_revision_to_sync() -> None:
     raw = _app()
     del raw["status"]["operationState"], raw["status"]["history"]
