@@ -16,6 +16,7 @@ from typing import Any
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from argocd_lifecycle.generators.capi import source as capi_source
+from argocd_lifecycle.generators.drift import serve as drift_watch
 from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, ApplicationSource
 from argocd_lifecycle.generators.fleet.departures import Departures
 from argocd_lifecycle.generators.fleet.directory import Directory
@@ -140,7 +141,14 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         assert applications is not None
         fleet.applications = ApplicationSource(kube, settings.namespace, applications, loop)
         registry = REGISTRY if metrics is None or metrics.registry is None else metrics.registry
-        _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry).start()
+        _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
+        if settings.drift is not None:
+            _, task = drift_watch.attach(
+                kube, inventory, fleet.applications, is_leader, settings.probing,
+                notifier=notifier, windows=settings.drift, instance=settings.identity, registry=registry,
+            )  # fmt: skip
+            fleet.tasks.append(task)
+        fleet.applications.start()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()
     else:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.generators.capi.settings import CapiSettings
+from argocd_lifecycle.generators.drift.window import Windows
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
 from argocd_lifecycle.http import address as http_address
@@ -45,6 +46,8 @@ class ServeSettings:
     more_listen: tuple[tuple[str, int], ...] = ()
     #: signs the held answers' external events (the receiver's external secret); b"": not posted
     receiver_external_secret: bytes = field(default=b"", repr=False)
+    #: ``--drift``: the break-glass windows of the drift watch (None: ``--no-drift``)
+    drift: Windows | None = field(default_factory=Windows)
 
 
 def parse_listen(text: str) -> tuple[str, int]:

@@ -48,6 +48,7 @@ class AppDrift:
     dest_name: str = ""
     #: where Argo CD's controller (and the cluster Secrets) live, when the status says
     controller_namespace: str = ""
+    uid: str = ""
 
     @property
     def state(self) -> str:
@@ -144,6 +145,7 @@ def read_app(raw: Mapping[str, Any]) -> AppDrift:
         dest_server=_str(_map(spec.get("destination")).get("server")).rstrip("/"),
         dest_name=_str(_map(spec.get("destination")).get("name")),
         controller_namespace=_str(status.get("controllerNamespace")),
+        uid=_str(meta.get("uid")),
     )
 
 

@@ -53,13 +53,22 @@ def table(r: DriftReport) -> str:
     return "\n".join(out) + "\n"
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def attribution(r: DriftReport, limit: int = SUMMARY_CHARS) -> str:
+    """Who changed what, object by object, on one line of at most ``limit`` characters ("" for none)."""
+    return _cut(" | ".join(f"{o.ref.text()}: {'; '.join(object_lines(o))}" for o in r.objects), limit)
+
+
 def summary(r: DriftReport, limit: int = SUMMARY_CHARS) -> str:
     """One line naming objects, fields, values and managers, at most ``limit`` characters."""
-    parts = [f"{o.ref.text()}: {'; '.join(object_lines(o))}" for o in r.objects]
-    text = headline(r) + (": " + " | ".join(parts) if parts else "")
+    parts = attribution(r, limit)
+    text = headline(r) + (f": {parts}" if parts else "")
     if not parts and r.app.out_of_sync:
         text += f": {listed(r.app.out_of_sync)}"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return _cut(text, limit)
 
 
 def _ref(ref: ObjectRef) -> dict[str, str]:
