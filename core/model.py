@@ -66,6 +66,13 @@ class Reason(StrEnum):
     UPGRADE_CLEAR = "ClusterUpgradeClear"
 
 
+class DriftReason(StrEnum):
+    """Kubernetes Event reasons the generator's drift watch records on Applications."""
+
+    DETECTED = "DriftDetected"
+    RESOLVED = "DriftResolved"
+
+
 CLUSTER_SECRET_LABEL = "argocd.argoproj.io/secret-type"  # noqa: S105 - a label key
 CLUSTER_SECRET_LABEL_VALUE = "cluster"  # noqa: S105 - a label value
 EVENT_SOURCE = "argocd-lifecycle"

@@ -18,13 +18,13 @@ from argocd_lifecycle.generators.drift.watch import Episode
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeError, KubeNotFound
-from argocd_lifecycle.model import Annotation
+from argocd_lifecycle.model import Annotation, DriftReason
 from argocd_lifecycle.times import format_rfc3339
 
 log = logging.getLogger(__name__)
 
-DETECTED = "DriftDetected"
-RESOLVED = "DriftResolved"
+DETECTED = DriftReason.DETECTED.value
+RESOLVED = DriftReason.RESOLVED.value
 #: the attribution annotation: the catalog message quotes it
 ATTRIBUTION_CHARS = 1000
 KEYS = (Annotation.DRIFT_SINCE, Annotation.DRIFT_DEADLINE, Annotation.DRIFT_ATTRIBUTION)
