@@ -20,7 +20,7 @@ import click
 
 from argocd_lifecycle import logs
 from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
-from argocd_lifecycle.generators.drift.window import DEFAULT_WINDOW, Windows
+from argocd_lifecycle.generators.drift.window import DEFAULT_WINDOW, Windows, project_windows
 from argocd_lifecycle.generators.fleet.exec_credentials import ExecSettings
 from argocd_lifecycle.generators.fleet.in_cluster import InCluster
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
@@ -271,7 +271,7 @@ def serve(**opts: Any) -> None:
             body_timeout=opts["body_timeout"],
             max_connections=opts["max_connections"],
         ),
-        drift=Windows(default=opts["drift_window"]) if opts["drift"] else None,
+        drift=Windows(opts["drift_window"], project_windows(opts["policy_file"])) if opts["drift"] else None,
         capi=CapiSettings.from_options(
             capi=opts["capi"],
             namespaces=opts["capi_namespaces"],

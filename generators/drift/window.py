@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from argocd_lifecycle.drift.report import AppDrift
-from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.errors import ConfigError, UsageError
+from argocd_lifecycle.generators.service.policy import DRIFT_WINDOWS
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.times import parse_duration
+from argocd_lifecycle.yaml import yamlio
 
 DEFAULT_WINDOW = 30 * 60.0
 #: a window longer than this is not break-glass any more
@@ -49,3 +52,24 @@ class Windows:
         if app.project in self.projects:
             return self.projects[app.project], f"project {app.project}"
         return self.default, "default"
+
+
+def project_windows(path: Path | None) -> dict[str, float]:
+    """``driftWindows: {project: 45m}`` of the policy file (``--policy-file``), read once at start-up."""
+    if path is None:
+        return {}
+    data = yamlio.load_config(path, "the policy file")
+    raw = data.get(DRIFT_WINDOWS) if isinstance(data, Mapping) else None
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{path}: {DRIFT_WINDOWS}: expected a mapping of project to duration")
+    windows: dict[str, float] = {}
+    for project, text in raw.items():
+        if not isinstance(project, str) or not isinstance(text, str):
+            raise ConfigError(f"{path}: {DRIFT_WINDOWS}: expected project: duration (30m, 2h) pairs of strings")
+        try:
+            windows[project] = parse_window(text)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: {DRIFT_WINDOWS}.{project}: {exc}") from exc
+    return windows

@@ -15,11 +15,13 @@ import pytest
 
 from argocd_lifecycle.drift.attribute import ObjectRef
 from argocd_lifecycle.drift.report import AppDrift, DriftReport, read_app
-from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.generators.drift.publish import message, receiver_body
 from argocd_lifecycle.generators.drift.reader import Read
 from argocd_lifecycle.generators.drift.watch import SELF_HEAL_NOTE, DriftWatch, Episode
-from argocd_lifecycle.generators.drift.window import Windows
+from argocd_lifecycle.generators.drift.window import Windows, project_windows
+from argocd_lifecycle.generators.service.policy import load_policy
+from argocd_lifecycle.model import Phase
 
 FIXTURES = Path(__file__).parents[3] / "fixtures" / "drift"
 NOW = datetime(2026, 1, 2, 10, 35, 0, tzinfo=UTC)
@@ -252,3 +254,28 @@ def test_the_message_and_the_receiver_body() -> None:
     assert body["labels"] == {"drift": "live", "attributed": "true"}
     assert all(isinstance(v, str) for k, v in body.items() if k != "labels")
     assert body["revision"] == receiver_body(app, report, episode, note)["revision"]  # a retry is one event
+
+
+def test_project_windows_come_from_the_policy_file(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("Upgrading: {prune: true}\ndriftWindows:\n  payments: 10m\n  web: 2h\n")
+    assert project_windows(policy) == {"payments": 600.0, "web": 7200.0}
+    assert load_policy(policy).rule(Phase.UPGRADING).prune is True  # the phase table leaves the key alone
+    assert project_windows(None) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("driftWindows: [1]\n", "expected a mapping of project to duration"),
+        ("driftWindows: {payments: 5}\n", "pairs of strings"),
+        ("driftWindows: {payments: soon}\n", "driftWindows.payments: 'soon' is not a duration"),
+        ("driftWindows: {payments: 8d}\n", "longer than 7 days"),
+    ],
+)
+def test_bad_project_windows_are_one_error_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(text)
+    with pytest.raises(ConfigError, match=problem) as caught:
+        project_windows(policy)
+    assert str(policy) in caught.value.message
