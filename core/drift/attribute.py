@@ -1,7 +1,9 @@
 """Who changed which fields of one live object after Argo CD's last sync, from what to what.
 
 A field counts when a manager other than Argo CD's owns it through an entry whose ``time`` is after the
-last sync finished (every entry of such a manager when no sync time is known). Fields written through
+last sync finished (every entry of such a manager when no sync time is known). The API server records no
+``time`` for writes through the ``scale`` subresource: such a field counts when its live value differs
+from the one Argo CD applied, and its line says the time was not recorded. Fields written through
 the ``status`` subresource, and bookkeeping fields controllers write, are not desired state and never
 count. The live value is read from the object; the value Argo CD applied from its
 ``kubectl.kubernetes.io/last-applied-configuration`` (client-side apply), unless that annotation was
@@ -82,7 +84,7 @@ class Change:
             for part in (
                 self.manager or "(no manager)",
                 self.operation + (f" /{self.subresource}" if self.subresource else ""),
-                self.time[11:] if len(self.time) > 11 else self.time,
+                (self.time[11:] if len(self.time) > 11 else self.time) or "time not recorded",
             )
             if part
         )
@@ -116,12 +118,23 @@ def value_text(value: Any) -> str:
     return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 3] + "..."
 
 
-def _counts(entry: Managed, since: datetime | None) -> bool:
+def _counts(entry: Managed, since: datetime | None) -> bool | None:
+    """True: the entry counts; False: it does not; None: it has no time (the API server records none
+    for writes through the ``scale`` subresource), so only a field whose live value differs from what
+    Argo CD applied counts."""
     if entry.manager in ARGOCD_MANAGERS or entry.subresource == "status":
         return False
     if since is None:
         return True
-    return entry.time is not None and entry.time > since
+    return None if entry.time is None else entry.time > since
+
+
+def _differs(obj: Mapping[str, Any], applied: Mapping[str, Any] | None, path: Path) -> bool:
+    if applied is None:
+        return False
+    in_applied, value = resolve(applied, path)
+    found, live = resolve(obj, path)
+    return in_applied and found and value != live
 
 
 def _applied(obj: Mapping[str, Any], rewritten: bool) -> Mapping[str, Any] | None:
@@ -148,17 +161,22 @@ def attribute(
         return ObjectDrift(ref, unattributed=f"managedFields unreadable: {exc.message}")
     if not entries:
         return ObjectDrift(ref, unattributed="the object has no managedFields")
-    counted = [
-        (entry, path)
+    secret = ref.is_secret
+    owned = [
+        (entry, path, _counts(entry, since))
         for entry in entries
-        if _counts(entry, since)
         for path in entry.paths
         if path not in _BOOKKEEPING and not (path and path[0] == Field("status"))
     ]
-    counted.sort(key=lambda item: (item[0].time.timestamp() if item[0].time else 0.0, render(item[1])))
-    secret = ref.is_secret
-    rewritten = any(path == _LAST_APPLIED_PATH for _, path in counted)
+    rewritten = any(path == _LAST_APPLIED_PATH and counts for _, path, counts in owned)
     applied_doc = None if secret else _applied(obj, rewritten)
+    counted = [
+        (entry, path)
+        for entry, path, counts in owned
+        if counts or (counts is None and not secret and _differs(obj, applied_doc, path))
+    ]
+    # in time order, those without a time last
+    counted.sort(key=lambda item: (item[0].time is None, item[0].time.timestamp() if item[0].time else 0.0, render(item[1])))
     note = ""
     if rewritten and not secret:
         note = "the last-applied configuration was rewritten after the sync: applied values unknown"

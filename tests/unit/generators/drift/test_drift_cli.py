@@ -41,7 +41,7 @@ def _write(path: Path, doc: Any) -> str:
 def test_attributed_drift_exits_2_and_names_who_changed_what(capsys: pytest.CaptureFixture[str]) -> None:
     result = run(capsys, "shop", "--application", APP, "--objects", OBJECTS)
     assert result.code == 2, result.err
-    assert "spec.replicas 3 -> 5 by kubectl, Update /scale, 10:33:40Z" in result.out
+    assert "spec.replicas 3 -> 5 by kubectl, Update /scale, time not recorded" in result.out
     assert '.env[name=LOG_LEVEL].value "info" -> "debug" by kubectl-edit, Update, 10:32:05Z' in result.out
     assert "data.password changed (Secret: value not read) by kubectl-edit" in result.out
     assert result.err == ""
