@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from argocd_lifecycle.drift.fields import Field, FieldsError, Path, render, resolve
@@ -33,6 +33,7 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 MAX_VALUE = 120
 #: changes kept per object; the rest are counted
 MAX_CHANGES = 50
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _LAST_APPLIED_PATH: Path = (Field("metadata"), Field("annotations"), Field(LAST_APPLIED))
 #: written by controllers on every rollout, not desired state
 _BOOKKEEPING: frozenset[Path] = frozenset(
@@ -176,7 +177,7 @@ def attribute(
         if counts or (counts is None and not secret and _differs(obj, applied_doc, path))
     ]
     # in time order, those without a time last
-    counted.sort(key=lambda item: (item[0].time is None, item[0].time.timestamp() if item[0].time else 0.0, render(item[1])))
+    counted.sort(key=lambda item: (item[0].time is None, item[0].time or since or _EPOCH, render(item[1])))
     note = ""
     if rewritten and not secret:
         note = "the last-applied configuration was rewritten after the sync: applied values unknown"

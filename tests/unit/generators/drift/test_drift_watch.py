@@ -240,7 +240,8 @@ def test_the_message_and_the_receiver_body() -> None:
     app, report, episode, note = outputs.detected_calls[0]
     text = message(report, episode, note)
     assert text.startswith("Application argocd/shop: live drift (revision 9f2c41d")
-    assert "Deployment shop/web: " in text and "spec.replicas 3 -> 5 by kubectl, Update /scale, time not recorded" in text
+    assert "Deployment shop/web: " in text
+    assert "spec.replicas 3 -> 5 by kubectl, Update /scale, time not recorded" in text
     assert text.endswith("Break-glass window until 2026-01-02T11:20:00Z (annotation argocd-lifecycle.io/drift-window).")
     body = receiver_body(app, report, episode, note)
     assert {k: body[k] for k in ("trigger", "severity", "app", "namespace", "project")} == {
