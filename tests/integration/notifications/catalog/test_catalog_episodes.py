@@ -148,6 +148,7 @@ def test_no_install_storm_for_fine_applications(engine: Evaluator, catalog: Cata
         "on-health-recovered/fires-healthy-after-second-episode.json",
         "on-cluster-recovered/fires-ready-after-second-episode.json",
         "on-cluster-upgraded/fires-ready-after-second-episode.json",
+        "on-drift-reconciled/fires-synced-after-second-episode.json",
     ],
 )
 def test_recovery_closes_the_latest_delivered_episode(rel: str, engine: Evaluator, now: dt.datetime) -> None:

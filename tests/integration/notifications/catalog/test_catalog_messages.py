@@ -74,6 +74,11 @@ def test_live_drift_names_objects_first_ten_and_a_count(engine: Evaluator, now: 
     assert "config-10" not in text and "ClusterRole" not in text
 
 
+def test_unreconciled_drift_with_a_commit_not_yet_synced_says_so(engine: Evaluator, now: dt.datetime) -> None:
+    text = message(engine, "on-drift-unreconciled/fires-committed-but-not-synced.json", now)
+    assert "a new revision 0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e is not yet synced (last synced: 9f2c41d" in text
+
+
 def test_drift_recovery_says_synced_again(engine: Evaluator, now: dt.datetime) -> None:
     text = message(engine, "on-drift-reconciled/fires-synced-after-alert.json", now)
     assert text.startswith("Application argocd/shop-prod-eu-1 on cluster prod-eu-1 is Synced again at revision 9f2c41d")
