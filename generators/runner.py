@@ -23,6 +23,7 @@ from argocd_lifecycle.generators.fleet.directory import Directory
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
 from argocd_lifecycle.generators.fleet.held import HeldReporter
+from argocd_lifecycle.generators.fleet.in_cluster import in_cluster_enabled
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
@@ -100,6 +101,9 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     state: StateFile | None = None
     if settings.clusters_from is None:
         kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
+        if settings.in_cluster and await asyncio.to_thread(in_cluster_enabled, kube, settings.namespace):
+            settings.probing.in_cluster.check()
+            inventory.in_cluster = True
     else:
         state = StateFile(settings.state_file or default_path(settings.clusters_from))
     leader: LeaderElector | None = None
@@ -142,12 +146,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         fleet.applications = ApplicationSource(kube, settings.namespace, applications, loop)
         registry = REGISTRY if metrics is None or metrics.registry is None else metrics.registry
         _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
-        if settings.drift is not None:
-            _, task = drift_watch.attach(
-                kube, inventory, fleet.applications, is_leader, settings.probing,
-                notifier=notifier, windows=settings.drift, instance=settings.identity, registry=registry,
-            )  # fmt: skip
-            fleet.tasks.append(task)
+        _with_drift_watch(fleet, kube, inventory, is_leader, settings, registry=registry)
         fleet.applications.start()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()
@@ -189,6 +188,26 @@ def _with_upgrade_gate(
     )
     fleet.tasks.append(task)
     return fleet.applications
+
+
+def _with_drift_watch(
+    fleet: Fleet,
+    kube: Kube,
+    inventory: Inventory,
+    leader: Callable[[], bool],
+    settings: ServeSettings,
+    *,
+    registry: CollectorRegistry,
+) -> None:
+    """The drift watch (docs/guide/drift.md), on the same Applications list/watch, unless ``--no-drift``."""
+    if settings.drift is None:
+        return
+    assert fleet.applications is not None
+    _, task = drift_watch.attach(
+        kube, inventory, fleet.applications, leader, settings.probing,
+        notifier=fleet.notifier, windows=settings.drift, instance=settings.identity, registry=registry,
+    )  # fmt: skip
+    fleet.tasks.append(task)
 
 
 def _capi(
