@@ -149,7 +149,9 @@ def test_the_generator_publishes_the_episode_as_its_account(chart_api: RealApi, 
     token_file = tmp_path / "token"
     token_file.write_text("plugin-token-for-the-test")
     sup = Supervisor(tmp_path / "logs")
-    proc = sup.start("generator", chart_args(token_file, api.kubeconfig_for(ACCOUNT), free_port()))
+    # not in a pod: no implicit in-cluster entry (it needs the pod's KUBERNETES_SERVICE_* environment)
+    argv = [a for a in chart_args(token_file, api.kubeconfig_for(ACCOUNT), free_port()) if a != "--in-cluster"]
+    proc = sup.start("generator", argv)
     try:
 
         def annotations() -> dict[str, str]:
