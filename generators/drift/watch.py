@@ -11,8 +11,10 @@ break-glass window and the attribution), so a restart or a new leader does not r
 the catalog's ``on-drift-unreconciled`` reads it. On its start the leader reads the OutOfSync objects
 (bounded, ``reader.py``) and publishes: the annotations, Event ``DriftDetected`` on the Application, one
 signed message to the receiver, the metrics. A cluster that cannot be read gives "not attributed:
-<reason>". With self-heal on, Argo CD may heal before the objects are read; the message says so when
-nothing could be attributed.
+<reason>". Objects read whole that nobody but Argo CD changed after the sync mean the desired state
+moved without a new revision (parameters, plugin env, the Application's spec): no episode, and the
+same state is not read again. With self-heal on, Argo CD may heal before the objects are read; then
+the episode is published all the same, saying so.
 """
 
 from __future__ import annotations
@@ -106,6 +108,8 @@ class DriftWatch:
         self._wake = asyncio.Event()
         #: the last report per Application, for tests and the CLI's comparison
         self.reports: dict[str, DriftReport] = {}
+        #: Applications found OutOfSync with nothing attributed, and what they were found so with
+        self._quiet: dict[str, tuple[object, ...]] = {}
 
     # -- inputs --------------------------------------------------------------------------------------
     def consumer(self) -> Consumer:
@@ -143,6 +147,11 @@ class DriftWatch:
 
     def _deleted(self, obj: dict[str, Any]) -> None:
         self.apps.pop(self._key(obj), None)
+        self._quiet.pop(self._key(obj), None)
+
+    @staticmethod
+    def _signature(app: AppDrift) -> tuple[object, ...]:
+        return (app.synced_revision, app.synced_at, app.out_of_sync)
 
     def _pending(self, app: AppDrift) -> tuple[str, bool]:
         return app.state, _published(app) is not None
@@ -163,6 +172,8 @@ class DriftWatch:
             return await self.outputs.resolved(app) if published is not None else True
         if app.state != LIVE or published is not None:
             return True  # a revision to sync starts nothing; a published episode is told once
+        if self._quiet.get(key) == self._signature(app):
+            return True  # looked at already: nothing but Argo CD changed these objects
         now = self.clock()
         seconds, source = self.windows.of(app)
         episode = Episode(now, now + timedelta(seconds=seconds), source)
@@ -170,6 +181,15 @@ class DriftWatch:
         reads = await self.read_objects(app, refs) if refs else {}
         report = build_report(app, reads, self.max_objects)
         self.reports[key] = report
+        unread = any(o.unattributed for o in report.objects)
+        if not report.attributed and not unread and not app.self_heal:
+            # every object read, nobody but Argo CD changed it: the desired state moved without a new
+            # revision (parameters, plugin env, the Application's spec), not a manual change
+            self._quiet[key] = self._signature(app)
+            log.info(
+                "drift watch: %s/%s is OutOfSync with no field changed by anyone but Argo CD", app.namespace, app.name
+            )
+            return True
         note = SELF_HEAL_NOTE if app.self_heal and not report.attributed else ""
         done = await self.outputs.detected(app, report, episode, note)
         if done:

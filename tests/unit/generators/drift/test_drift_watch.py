@@ -192,6 +192,27 @@ def test_self_heal_that_won_the_race_is_said() -> None:
     assert outputs.detected_calls[0][3] == SELF_HEAL_NOTE
 
 
+def test_objects_nobody_but_argocd_changed_start_no_episode_and_are_read_once() -> None:
+    obj = copy.deepcopy(_objects()[DEPLOYMENT])
+    assert isinstance(obj, dict)
+    obj["metadata"]["managedFields"] = obj["metadata"]["managedFields"][:1]  # argocd-controller's only
+    raw = _app()
+    raw["status"]["resources"] = [r for r in raw["status"]["resources"] if r["kind"] == "Deployment"]
+    reader, outputs = Reader({DEPLOYMENT: obj}), Outputs()
+    watch = _watch(reader, outputs)
+    watch.consumer().listed([raw])
+    _step(watch)
+    watch._mark(["argocd/shop"])  # a resync
+    _step(watch)
+    assert outputs.detected_calls == [] and len(reader.asked) == 1
+    later = copy.deepcopy(raw)
+    later["status"]["operationState"]["finishedAt"] = "2026-01-02T10:40:00Z"  # synced again, OutOfSync again
+    watch.consumer().upserted(later)
+    watch._mark(["argocd/shop"])
+    _step(watch)
+    assert len(reader.asked) == 2
+
+
 def test_objects_per_episode_are_bounded() -> None:
     raw = _app()
     raw["status"]["resources"] = [
