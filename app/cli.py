@@ -48,6 +48,12 @@ def _preflight() -> click.Command:
     return preflight
 
 
+def _drift() -> click.Command:
+    from argocd_lifecycle.generators.drift.cli import drift
+
+    return drift
+
+
 def _notifications() -> click.Command:
     from argocd_lifecycle.notifications.catalog.cli import notifications
 
@@ -79,6 +85,7 @@ COMMANDS: dict[str, Callable[[], click.Command]] = {
     "convert": _convert,
     "generator": _generator,
     "preflight": _preflight,
+    "drift": _drift,
     "notifications": _notifications,
     "receiver": _receiver,
     "timeline": _timeline,

@@ -1,6 +1,7 @@
 """Wire shape of Argo CD Applications (``argoproj.io/v1alpha1``): the fields the parts read.
 
-The preflight reads the destination, the sources and ``status.resources``; the timeline reads the
+The preflight reads the destination, the sources and ``status.resources``; the drift report ``status.sync``,
+``status.resources`` and the last operation; the timeline reads the
 destination, ``status.history``, the last operation, health and conditions. Objects come from the API
 server or from ``kubectl get applications -o json``; every field may be missing or of the wrong type, so
 each reader checks a value where it uses it.
@@ -51,6 +52,16 @@ class ResourceStatusWire(TypedDict, total=False):
     kind: str
     namespace: str
     name: str
+    #: ``Synced`` or ``OutOfSync`` (the drift report reads it)
+    status: str
+
+
+class SyncStatusWire(TypedDict, total=False):
+    """``status.sync``: the comparison's verdict and the revision(s) it compared against (the desired one)."""
+
+    status: str
+    revision: str
+    revisions: list[str]
 
 
 class InitiatedByWire(TypedDict, total=False):
@@ -68,7 +79,6 @@ class HistoryWire(TypedDict, total=False):
 
 
 class SyncResultResourceWire(ResourceStatusWire, total=False):
-    status: str
     message: str
     hookType: str
     hookPhase: str
@@ -109,6 +119,7 @@ class ConditionWire(TypedDict, total=False):
 
 class ApplicationStatusWire(TypedDict, total=False):
     resources: list[ResourceStatusWire]
+    sync: SyncStatusWire
     #: ``Plugin`` when a config-management plugin rendered it (found by name or by discovery)
     sourceType: str
     sourceTypes: list[str]

@@ -35,6 +35,13 @@ class Annotation:
     CLUSTER_UPGRADE_BLOCKERS = PREFIX + "cluster-upgrade-blockers"
     CLUSTER_UPGRADE_BLOCKED = PREFIX + "cluster-upgrade-blocked"
     CLUSTER_UPGRADE_BLOCKED_SINCE = PREFIX + "cluster-upgrade-blocked-since"
+    #: drift: the break-glass window of one Application (a duration, set by its owners; the policy file
+    #: sets one per project), and what the generator writes on an Application while its live state drifts
+    #: under an unchanged revision: the episode's start, when its window ends, who changed what (bounded)
+    DRIFT_WINDOW = PREFIX + "drift-window"
+    DRIFT_SINCE = PREFIX + "drift-since"
+    DRIFT_DEADLINE = PREFIX + "drift-deadline"
+    DRIFT_ATTRIBUTION = PREFIX + "drift-attribution"
     REWRITTEN_FROM = PREFIX + "rewritten-from"
     SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
     APPSET_REFRESH = "argocd.argoproj.io/application-set-refresh"
@@ -57,6 +64,13 @@ class Reason(StrEnum):
     REMOVED = "ClusterRemoved"
     UPGRADE_BLOCKED = "ClusterUpgradeBlocked"
     UPGRADE_CLEAR = "ClusterUpgradeClear"
+
+
+class DriftReason(StrEnum):
+    """Kubernetes Event reasons the generator's drift watch records on Applications."""
+
+    DETECTED = "DriftDetected"
+    RESOLVED = "DriftResolved"
 
 
 CLUSTER_SECRET_LABEL = "argocd.argoproj.io/secret-type"  # noqa: S105 - a label key

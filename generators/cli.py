@@ -20,6 +20,7 @@ import click
 
 from argocd_lifecycle import logs
 from argocd_lifecycle.generators.capi.settings import CapiSettings, capi_options
+from argocd_lifecycle.generators.drift.window import DEFAULT_WINDOW, Windows, project_windows
 from argocd_lifecycle.generators.fleet.exec_credentials import ExecSettings
 from argocd_lifecycle.generators.fleet.in_cluster import InCluster
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
@@ -209,6 +210,19 @@ SERVE_OPTIONS = Options(
         help="The receiver's external secret: signs held answers for /v1/events/external (else not posted).",
     ),
     Option("--plugin-configmap", default="", help="Refresh only ApplicationSets using this plugin ConfigMap."),
+    # drift attribution (issue 30; docs/guide/drift.md)
+    Option(
+        "--drift/--no-drift",
+        default=True,
+        help="Read the objects of Applications that drift under their synced revision and publish who changed what.",
+    ),
+    Option(
+        "--drift-window",
+        type=_DURATION,
+        default=DEFAULT_WINDOW,
+        shown=format_duration,
+        help="Break-glass window of a manual change (an Application's argocd-lifecycle.io/drift-window wins).",
+    ),
     Option("--log-level", default="INFO", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"])),
 )
 
@@ -273,6 +287,7 @@ def serve(**opts: Any) -> None:
             max_connections=opts["max_connections"],
         ),
         watched=Namespaces.parse(opts["namespace"], opts["application_namespaces"]),
+        drift=Windows(opts["drift_window"], project_windows(opts["policy_file"])) if opts["drift"] else None,
         capi=CapiSettings.from_options(
             capi=opts["capi"],
             namespaces=opts["capi_namespaces"],

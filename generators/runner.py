@@ -16,6 +16,7 @@ from typing import Any
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from argocd_lifecycle.generators.capi import source as capi_source
+from argocd_lifecycle.generators.drift import serve as drift_watch
 from argocd_lifecycle.generators.fleet.applications import PLURAL as APPLICATIONS
 from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, reader
 from argocd_lifecycle.generators.fleet.appsets import PLURAL as APPSETS
@@ -161,13 +162,10 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         fleet.tasks.append(asyncio.create_task(notifier.run(), name="receiver-poster"))
     if kube is not None:
         assert kube_baseline is not None
-        _watch_tenants(fleet, kube, kube_baseline, settings, loop)
         registry = REGISTRY if metrics is None or metrics.registry is None else metrics.registry
-        _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
-        for source in (*fleet.applications.values(), *fleet.appsets.values()):
-            source.start()
-        fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
-        fleet.source.start()
+        _watch_management(
+            fleet, kube, kube_baseline, inventory, is_leader=is_leader, settings=settings, registry=registry, loop=loop
+        )
     else:
         assert settings.clusters_from is not None
         files = FileSource(settings.clusters_from, inventory)
@@ -186,6 +184,28 @@ def _baseline(kube: KubeBaseline | None, state: StateFile | None) -> KubeBaselin
         return kube
     assert state is not None
     return state.answers
+
+
+def _watch_management(
+    fleet: Fleet,
+    kube: Kube,
+    baseline: KubeBaseline,
+    inventory: Inventory,
+    *,
+    is_leader: Callable[[], bool],
+    settings: ServeSettings,
+    registry: CollectorRegistry,
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """The management cluster's watches (Applications and ApplicationSets of every watched scope, the
+    cluster Secrets) and what consumes them besides the guard (the upgrade gate, the drift watch)."""
+    _watch_tenants(fleet, kube, baseline, settings, loop)
+    _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
+    _with_drift_watch(fleet, kube, inventory, is_leader, settings, registry=registry)
+    for source in (*fleet.applications.values(), *fleet.appsets.values()):
+        source.start()
+    fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
+    fleet.source.start()
 
 
 def _watch_tenants(
@@ -213,6 +233,29 @@ def _with_upgrade_gate(
     _, task = upgrade_gate.attach(
         kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry
     )
+    fleet.tasks.append(task)
+
+
+def _with_drift_watch(
+    fleet: Fleet,
+    kube: Kube,
+    inventory: Inventory,
+    leader: Callable[[], bool],
+    settings: ServeSettings,
+    *,
+    registry: CollectorRegistry,
+) -> None:
+    """The drift watch (docs/guide/drift.md), on the same Applications list/watch, unless ``--no-drift``."""
+    if settings.drift is None:
+        return
+    home = fleet.applications.get(settings.namespace)
+    if home is None:  # --application-namespace '*': one cluster-wide watch, tenants' Applications in it
+        log.warning("the drift watch covers Applications of the Argo CD namespace only: off with '*'")
+        return
+    _, task = drift_watch.attach(
+        kube, inventory, home, leader, settings.probing,
+        notifier=fleet.notifier, windows=settings.drift, instance=settings.identity, registry=registry,
+    )  # fmt: skip
     fleet.tasks.append(task)
 
 

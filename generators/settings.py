@@ -12,6 +12,7 @@ from pathlib import Path
 
 from argocd_lifecycle.errors import ConfigError, UsageError
 from argocd_lifecycle.generators.capi.settings import CapiSettings
+from argocd_lifecycle.generators.drift.window import Windows
 from argocd_lifecycle.generators.fleet.lifecycle import LifecycleSettings
 from argocd_lifecycle.generators.fleet.namespaces import Namespaces
 from argocd_lifecycle.generators.fleet.prober import ProberSettings
@@ -56,6 +57,9 @@ class ServeSettings:
     @property
     def namespaces(self) -> Namespaces:
         return self.watched or Namespaces(self.namespace)
+
+    #: ``--drift``: the break-glass windows of the drift watch (None: ``--no-drift``)
+    drift: Windows | None = field(default_factory=Windows)
 
 
 def parse_listen(text: str) -> tuple[str, int]:

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -22,6 +23,7 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 from urllib3.exceptions import HTTPError
 
+from argocd_lifecycle.cluster_secrets import Credentials
 from argocd_lifecycle.errors import ConfigError, LifecycleError
 
 MERGE_PATCH = "application/merge-patch+json"
@@ -125,6 +127,30 @@ class Kube:
                 return json.loads(data) if data else {}
             finally:
                 resp.release_conn()
+
+    def credentials(self) -> Credentials:
+        """The credentials this client holds (from its kubeconfig or the pod), for a reader that talks to
+        the same cluster through another HTTP client: a bearer token, a client certificate, the CA."""
+        cfg = self.api_client.configuration
+        auth = str((cfg.api_key or {}).get("authorization") or "")
+        if cfg.refresh_api_key_hook is not None:
+            cfg.refresh_api_key_hook(cfg)  # an exec plugin's or the pod's token, current
+            auth = str((cfg.api_key or {}).get("authorization") or "")
+
+        def read(path: str | None) -> bytes:
+            with translated("read the kubeconfig's TLS files"):
+                return Path(path).read_bytes() if path else b""
+
+        return Credentials(
+            bearer_token=auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else "",
+            username=str(cfg.username or ""),
+            password=str(cfg.password or ""),
+            ca_pem=read(cfg.ssl_ca_cert),
+            cert_pem=read(cfg.cert_file),
+            key_pem=read(cfg.key_file),
+            insecure=not cfg.verify_ssl,
+            server_name=str(cfg.tls_server_name or ""),
+        )
 
     def annotate_secret(self, namespace: str, name: str, annotations: Mapping[str, str | None]) -> None:
         """Merge-patch ``annotations`` onto Secret ``namespace/name`` (None removes a key): the keys not

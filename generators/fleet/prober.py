@@ -60,6 +60,9 @@ NODE_PAGE = 50
 #: the Table form first, whole objects from a server that has no Table (what kubectl sends, and kubectl's
 #: `includeObject=None` below: no per-row object metadata)
 _TABLE = b"application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+#: an object's metadata alone (managedFields included): how drift attribution reads a Secret, so its
+#: data never leaves the API server
+_METADATA = b"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 #: the cap of ``/version`` and ``/readyz``: a few hundred bytes from a real kube-apiserver
 SMALL_ANSWER = 64 * 1024
 #: a continue token is a few hundred bytes; it goes back in the next URL
@@ -114,6 +117,10 @@ class _Failed(Exception):
         super().__init__(message)
         self.unreachable = unreachable
         self.reason = reason
+
+
+#: what ``ClusterClient`` raises when a request fails (transport, TLS, an answer past its cap)
+RequestFailed = _Failed
 
 
 class _OverBudget(_Failed):
@@ -211,6 +218,7 @@ class ClusterClient:
             "timeout": {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
         }
         self.table_headers = [(b"Accept", _TABLE), *headers[1:]]
+        self.metadata_headers = [(b"Accept", _METADATA), *headers[1:]]
         if creds.server_name:
             self.extensions["sni_hostname"] = creds.server_name
         self.creds = creds
@@ -242,6 +250,7 @@ class ClusterClient:
                 raise _Failed(exc.message, reason=AUTH) from exc
             self.headers[2:] = [(b"Authorization", f"Bearer {token}".encode())]
             self.table_headers[2:] = self.headers[2:]
+            self.metadata_headers[2:] = self.headers[2:]
         if self.exec is None:
             return
         try:
@@ -254,6 +263,7 @@ class ClusterClient:
         auth = [(b"Authorization", f"Bearer {issued.token}".encode())] if issued.token else []
         self.headers[2:] = auth
         self.table_headers[2:] = auth
+        self.metadata_headers[2:] = auth
         if (issued.cert_pem, issued.key_pem) != self.cert and issued.cert_pem:
             try:
                 pool = self._pool(issued.cert_pem, issued.key_pem)
@@ -271,16 +281,19 @@ class ClusterClient:
     #: the node facts last read and when (the prober's clock), kept between probes of this client
     facts: _Facts | None = None
 
-    async def get(self, path: str, limit: int, *, once: bool = False, table: bool = False) -> tuple[int, bytearray]:
+    async def get(
+        self, path: str, limit: int, *, once: bool = False, table: bool = False, metadata: bool = False
+    ) -> tuple[int, bytearray]:
         """GET ``path``; the body is read as it streams and refused past ``limit`` bytes.
 
         ``once``: a path not asked again (a page's continue token), so its URL is not cached: a cache
         would keep every token a server ever sent. An answer cut short leaves its connection
-        unfinished, so httpcore closes it instead of reusing it. ``table``: ask for the Table form.
+        unfinished, so httpcore closes it instead of reusing it. ``table``: ask for the Table form;
+        ``metadata``: for the object's metadata only.
         """
         self.current = _path(path)
         url = httpcore.URL(self.server + path) if once else _url(self.server, path)
-        headers = self.table_headers if table else self.headers
+        headers = self.table_headers if table else self.metadata_headers if metadata else self.headers
         try:
             async with self.pool.stream("GET", url, headers=headers, extensions=self.extensions) as resp:
                 if resp.status in (401, 403):

@@ -7,6 +7,9 @@ override single cells with a small YAML file::
 
     Upgrading: {prune: true}
     Degraded:  {selfHeal: false}
+
+The same file's ``driftWindows`` (break-glass windows per project) is the drift watch's
+(generators/drift/window.py); the phase table leaves it alone.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from argocd_lifecycle.errors import ConfigError
 from argocd_lifecycle.generators.service.errors import kind_of
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.yaml import yamlio
+
+#: the policy file's key the drift watch reads (generators/drift/window.py)
+DRIFT_WINDOWS = "driftWindows"
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,8 @@ class PolicyTable:
             raise ConfigError(f"{where}: expected a mapping of phase to settings, got {kind_of(overrides)}")
         rules = dict(self.rules)
         for phase_name, cells in overrides.items():
+            if phase_name == DRIFT_WINDOWS:
+                continue
             try:
                 phase = Phase(phase_name)
             except ValueError:

@@ -185,6 +185,9 @@ def build(settings: CatalogSettings | None = None, root: Path | None = None) -> 
         "cluster_upgrade_blockers": Annotation.CLUSTER_UPGRADE_BLOCKERS,
         "cluster_upgrade_blocked": Annotation.CLUSTER_UPGRADE_BLOCKED,
         "cluster_upgrade_blocked_since": Annotation.CLUSTER_UPGRADE_BLOCKED_SINCE,
+        "drift_since": Annotation.DRIFT_SINCE,
+        "drift_deadline": Annotation.DRIFT_DEADLINE,
+        "drift_attribution": Annotation.DRIFT_ATTRIBUTION,
         "notified": NOTIFIED_ANNOTATION,
     }
     # globals reach imported macro files too

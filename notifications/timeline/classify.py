@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from argocd_lifecycle.model import EVENT_SOURCE, Reason
+from argocd_lifecycle.model import EVENT_SOURCE, DriftReason, Reason
 from argocd_lifecycle.notifications.timeline.events import KubeEvent
 from argocd_lifecycle.notifications.timeline.model import Entry, Lane, ObjectRef
 
@@ -35,6 +35,9 @@ CHILD_KINDS: dict[str, frozenset[str]] = {
 }
 
 
+_DRIFT_REASONS = frozenset(r.value for r in DriftReason)
+
+
 def is_cluster_event(event: KubeEvent) -> bool:
     return event.reason in _CLUSTER_REASONS or (event.object.kind == "Secret" and event.source == EVENT_SOURCE)
 
@@ -51,6 +54,8 @@ def is_about(event: KubeEvent, app: ObjectRef) -> bool:
 
 
 def app_lane(event: KubeEvent) -> Lane:
+    if event.reason in _DRIFT_REASONS:  # the generator's drift episodes: who changed what, and their end
+        return Lane.SYNC
     if event.reason == "ResourceUpdated" and event.message.startswith(SYNC_PREFIX):
         return Lane.SYNC
     if event.reason == "ResourceUpdated" and event.message.startswith(HEALTH_PREFIX):

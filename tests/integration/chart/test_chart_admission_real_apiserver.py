@@ -59,10 +59,21 @@ def fleet_objects() -> list[dict[str, Any]]:
             },
         },
     }
+    app = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "shop", "namespace": NAMESPACE, "annotations": {"team.example/owner": "ops"}},
+        "spec": {
+            "project": "default",
+            "source": {"repoURL": "https://git.example/apps", "path": "shop"},
+            "destination": {"server": "https://edge.example", "namespace": "shop"},
+        },
+    }
     return [
         secret(REPOSITORY, "repository", {"url": "https://git.example/apps", "password": "hunter2"}),
         secret(CLUSTER, "cluster", {"name": "edge", "server": "https://edge.example", "config": "{}"}),
         appset,
+        app,
     ]
 
 
@@ -158,6 +169,23 @@ def test_refresh_annotation_passes_and_nothing_else_on_an_applicationset(generat
     refused(patch(generator, f"{APPSETS}/fleet", {"metadata": {"labels": {"x": "y"}}}), "labels")
 
 
+def test_only_the_drift_annotations_pass_on_an_application(generator: httpx.Client) -> None:
+    apps = f"/apis/argoproj.io/v1alpha1/namespaces/{NAMESPACE}/applications/shop"
+    drift = {
+        Annotation.DRIFT_SINCE: "2026-01-02T10:32:05Z",
+        Annotation.DRIFT_DEADLINE: "2026-01-02T11:02:05Z",
+        Annotation.DRIFT_ATTRIBUTION: "Deployment shop/web: spec.replicas 3 -> 5 by kubectl-edit, Update, 10:32:05Z",
+    }
+    resp = patch(generator, apps, annotations(**drift))
+    assert resp.status_code == 200, status_message(resp)
+    resp = patch(generator, apps, annotations(**dict.fromkeys(drift)))  # the episode's end
+    assert resp.status_code == 200, status_message(resp)
+    refused(patch(generator, apps, {"spec": {"project": "admin"}}), "spec or status")
+    refused(patch(generator, apps, annotations(**{"team.example/owner": "me"})), "not change team")
+    refused(patch(generator, apps, annotations(**{Annotation.APPSET_REFRESH: "true"})), "application-set-refresh")
+    refused(patch(generator, apps, {"metadata": {"finalizers": ["example.com/hold"]}}), "finalizers")
+
+
 def test_create_and_delete_stop_at_rbac(generator: httpx.Client) -> None:
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "planted", "namespace": NAMESPACE}}
     for resp in (generator.post(SECRETS, json=secret), generator.delete(f"{SECRETS}/{CLUSTER}"),
@@ -175,7 +203,7 @@ def test_what_the_generator_needs_besides_is_allowed(generator: httpx.Client, ap
     resp = generator.get(apps)
     assert resp.status_code == 200, resp.text
     assert generator.get(apps, params={"watch": "1", "timeoutSeconds": "1"}).status_code == 200
-    assert generator.post(apps, json={"metadata": {"name": "x"}}).status_code == 403  # read only
+    assert generator.post(apps, json={"metadata": {"name": "x"}}).status_code == 403  # never created
     event = {
         "metadata": {"name": "cluster-edge.1", "namespace": NAMESPACE},
         "involvedObject": {"kind": "Secret", "name": CLUSTER, "namespace": NAMESPACE},

@@ -21,7 +21,7 @@ GENERATOR_RULES = [
         "verbs": ["get", "update"],
     },
     {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
-    {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch", "patch"]},
 ]
 TENANT_RULES = [
     {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["list", "watch"]},

@@ -148,6 +148,7 @@ def test_no_install_storm_for_fine_applications(engine: Evaluator, catalog: Cata
         "on-health-recovered/fires-healthy-after-second-episode.json",
         "on-cluster-recovered/fires-ready-after-second-episode.json",
         "on-cluster-upgraded/fires-ready-after-second-episode.json",
+        "on-drift-reconciled/fires-synced-after-second-episode.json",
     ],
 )
 def test_recovery_closes_the_latest_delivered_episode(rel: str, engine: Evaluator, now: dt.datetime) -> None:
@@ -195,3 +196,46 @@ def test_out_of_sync_once_per_episode(engine: Evaluator, catalog: Catalog, now: 
     app = ctl.observe(synced_at(app, 5, "OutOfSync"), trigger)  # synced again, too recently to tell
     first, second = (rfc3339(now - dt.timedelta(minutes=m)) for m in (60, 30))
     assert ctl.sent == [(trigger, first), (trigger, second)]
+
+
+def test_drift_alert_once_per_episode_then_one_recovery(engine: Evaluator, catalog: Catalog, now: dt.datetime) -> None:
+    ctl = Controller(engine)
+    triggers = ("on-drift-unreconciled", "on-drift-reconciled")
+
+    def tick(app: dict[str, Any]) -> dict[str, Any]:
+        for trigger in triggers:
+            app = ctl.observe(app, trigger)
+        return app
+
+    def drifting(app: dict[str, Any], since: int, deadline: int) -> dict[str, Any]:
+        out = notified_with(app)
+        out["status"]["sync"]["status"] = "OutOfSync"
+        out["metadata"]["annotations"].update(
+            {
+                "argocd-lifecycle.io/drift-since": rfc3339(now - dt.timedelta(minutes=since)),
+                "argocd-lifecycle.io/drift-deadline": rfc3339(now - dt.timedelta(minutes=deadline)),
+                "argocd-lifecycle.io/drift-attribution": "Deployment shop/web: spec.replicas 3 -> 5 by kubectl-edit",
+            }
+        )
+        return out
+
+    def synced(app: dict[str, Any]) -> dict[str, Any]:
+        out = notified_with(app)
+        out["status"]["sync"]["status"] = "Synced"
+        for key in ("drift-since", "drift-deadline", "drift-attribution"):
+            out["metadata"]["annotations"].pop(f"argocd-lifecycle.io/{key}", None)
+        return out
+
+    app = tick(base_app(catalog, now))  # controller start: nothing
+    app = tick(drifting(app, 10, -20))  # inside the window: nothing yet
+    app = tick(drifting(app, 40, 10))  # the window ended: the alert
+    app = tick(app)  # still drifting: not again
+    app = tick(synced(app))  # committed or healed: one recovery
+    app = tick(app)
+    app = tick(drifting(app, 100, 70))  # a later episode alerts again
+    first, second = (rfc3339(now - dt.timedelta(minutes=m)) for m in (40, 100))
+    assert ctl.sent == [
+        ("on-drift-unreconciled", first),
+        ("on-drift-reconciled", first),
+        ("on-drift-unreconciled", second),
+    ]

@@ -22,6 +22,8 @@ CATALOG_TRIGGERS = {
     "on-cluster-upgraded",
     "on-cluster-decommissioning",
     "on-cluster-upgrade-blocked",
+    "on-drift-unreconciled",
+    "on-drift-reconciled",
 }
 
 

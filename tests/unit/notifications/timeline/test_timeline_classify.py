@@ -57,6 +57,8 @@ def event(reason: str, message: str) -> KubeEvent:
         ("ResourceDeleted", "deleted application", Lane.OPERATION),
         ("OperationStarted", "initiated rollback to 4", Lane.OPERATION),
         ("StatusRefreshed", "Unable to delete application resources: forbidden", Lane.OPERATION),
+        ("DriftDetected", "Application argocd/web: live drift ...: spec.replicas 3 -> 5 by kubectl-edit", Lane.SYNC),
+        ("DriftResolved", "Synced again; the drift episode since 2026-01-02T10:32:05Z ended", Lane.SYNC),
     ],
 )
 def test_argo_cd_reasons_and_messages_choose_the_lane(reason: str, message: str, lane: Lane) -> None:
