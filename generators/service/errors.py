@@ -25,19 +25,3 @@ class Unavailable(ServiceError):
     """The service cannot answer safely now (inventory not synced or stale, mass drop): 503."""
 
     status = 503
-
-
-_KINDS: dict[type, str] = {
-    list: "a list",
-    dict: "an object",
-    str: "a string",
-    bool: "a boolean",
-    int: "a number",
-    float: "a number",
-    type(None): "null",
-}
-
-
-def kind_of(value: object) -> str:
-    """JSON-ish name of a value's type, for messages like ``expected a list, got a string``."""
-    return _KINDS.get(type(value), type(value).__name__)

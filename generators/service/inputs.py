@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
-from argocd_lifecycle.generators.service.errors import InputError, kind_of
-from argocd_lifecycle.generators.service.selector import LabelSelector
+from argocd_lifecycle.generators.service.errors import InputError
+from argocd_lifecycle.label_selector import LabelSelector, SelectorError, kind_of
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.versions import KubeVersion
 
@@ -89,9 +89,8 @@ def parse_request(body: bytes) -> ParamsRequest:
 
 
 def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
-    selector = params.get("labelSelector")
     return GeneratorInput(
-        selector=LabelSelector() if selector is None else LabelSelector.parse(selector, f"{_P}.labelSelector"),
+        selector=_selector(params.get("labelSelector"), f"{_P}.labelSelector"),
         names=frozenset(_strings(params, "names")),
         min_version=_version(params, "minVersion"),
         max_version=_version(params, "maxVersion"),
@@ -102,6 +101,13 @@ def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
         allow_mass_drop=_bool(params, "allowMassDrop", default=False),
         echo={str(k): stringify(v) for k, v in params.items()},
     )
+
+
+def _selector(data: Any, where: str) -> LabelSelector:
+    try:
+        return LabelSelector() if data is None else LabelSelector.parse(data, where)
+    except SelectorError as exc:
+        raise InputError(exc.message) from None
 
 
 def stringify(value: Any) -> Any:
