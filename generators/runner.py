@@ -25,6 +25,7 @@ from argocd_lifecycle.generators.fleet.held import HeldReporter
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
+from argocd_lifecycle.generators.fleet.list_watch import ListWatch
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
@@ -32,6 +33,7 @@ from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter,
 from argocd_lifecycle.generators.fleet.view import Baseline, RememberedAnswers
 from argocd_lifecycle.generators.fleet.writer import KubeWriter, Writer
 from argocd_lifecycle.generators.preflight import gate as upgrade_gate
+from argocd_lifecycle.generators.rollout.keeper import AppSetCache, KubeSink, RolloutKeeper, appset_watch
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.readiness import Watches
 from argocd_lifecycle.generators.service.settings import ServiceSettings
@@ -57,9 +59,12 @@ class Fleet:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     #: the watches readiness depends on beside the Secrets and Applications (the CAPI source's)
     watches: Watches | None = None
+    #: rollouts (Kubernetes only: they read the Applications and keep their state on the ApplicationSets)
+    rollouts: RolloutKeeper | None = None
+    appsets: ListWatch | None = None
 
     async def aclose(self) -> None:
-        for source in (self.source, self.applications):
+        for source in (self.source, self.applications, self.appsets):
             if source is not None:
                 source.stop()
         for task in self.tasks:
@@ -143,6 +148,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry).start()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()
+        _with_rollouts(fleet, kube, loop, is_leader, settings, registry=registry)
     else:
         assert settings.clusters_from is not None
         files = FileSource(settings.clusters_from, inventory)
@@ -183,6 +189,29 @@ def _with_upgrade_gate(
     return fleet.applications
 
 
+def _with_rollouts(
+    fleet: Fleet,
+    kube: Kube,
+    loop: asyncio.AbstractEventLoop,
+    leader: Callable[[], bool],
+    settings: ServeSettings,
+    *,
+    registry: CollectorRegistry,
+) -> None:
+    """Rollouts (README "Rollouts"): the ApplicationSets' annotations watched, the Applications' revisions
+    and health from the guard's index, the leader's writes through the sink."""
+    assert fleet.applications is not None
+    index = fleet.applications.index
+    cache = AppSetCache()
+    sink = KubeSink(
+        loop, kube, settings.namespace, notifier=fleet.notifier, refresher=fleet.reporter.refresher,
+        instance=settings.identity,
+    )  # fmt: skip
+    fleet.rollouts = RolloutKeeper(cache, index.statuses, leader, sink, registry=registry)
+    fleet.appsets = appset_watch(kube, settings.namespace, cache, loop)
+    fleet.appsets.start()
+
+
 def _capi(
     fleet: Fleet, kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]
 ) -> asyncio.Task[None]:
@@ -197,7 +226,7 @@ async def run(settings: ServeSettings, service: ServiceSettings) -> None:
     fleet = await start_fleet(settings, FleetMetrics(REGISTRY))
     app: Any = build_app(
         fleet.engine, service, baseline=fleet.baseline, reporter=fleet.reporter, registry=REGISTRY,
-        watches=fleet.watches,
+        watches=fleet.watches, rollouts=fleet.rollouts,
     )  # fmt: skip
     log.info(
         "serving on %s:%d; clusters from %s",

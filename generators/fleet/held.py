@@ -29,9 +29,9 @@ from typing import Any
 
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.poster import Notifier
-from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
+from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher, patch_appset
 from argocd_lifecycle.generators.fleet.view import Hold
-from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeConflict, KubeError
+from argocd_lifecycle.kube.client import Kube, KubeConflict, KubeError
 from argocd_lifecycle.model import PREFIX
 from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
 
@@ -187,16 +187,7 @@ class HeldReporter:
 
     def _patch(self, appset: str, metadata: dict[str, Any]) -> None:
         assert self.kube is not None
-        self.kube.call(
-            f"annotate ApplicationSet {self.namespace}/{appset}",
-            self.kube.custom.patch_namespaced_custom_object,
-            *_APPSETS,
-            self.namespace,
-            "applicationsets",
-            appset,
-            {"metadata": metadata},
-            _content_type=MERGE_PATCH,
-        )
+        patch_appset(self.kube, self.namespace, appset, metadata)
 
     def _mark(self, appset: str, stamp: str) -> bool:
         """Set held-since unless it is set; True when this replica set it (or the object is unknown)."""

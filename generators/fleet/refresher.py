@@ -25,6 +25,22 @@ REQUESTED = PREFIX + "refresh-requested"
 log = logging.getLogger(__name__)
 
 
+def patch_appset(kube: Kube, namespace: str, name: str, metadata: dict[str, Any]) -> None:
+    """A merge patch of one ApplicationSet's metadata (our annotations; a resourceVersion makes it a
+    compare-and-set). Blocking; raises KubeError."""
+    kube.call(
+        f"annotate ApplicationSet {namespace}/{name}",
+        kube.custom.patch_namespaced_custom_object,
+        "argoproj.io",
+        "v1alpha1",
+        namespace,
+        "applicationsets",
+        name,
+        {"metadata": metadata},
+        _content_type=MERGE_PATCH,
+    )
+
+
 def uses_plugin_generator(appset: dict[str, Any], configmap: str) -> bool:
     """Any plugin generator (nested in matrix/merge too) whose configMapRef matches (any, when "")."""
 
@@ -81,17 +97,7 @@ class AppSetRefresher:
         when an annotation changes: after a refused answer the annotation stays, and setting it again
         would change nothing. So each request also stamps ``refresh-requested`` with the time."""
         annotations = {Annotation.APPSET_REFRESH: "true", REQUESTED: format_rfc3339(time.time(), micro=True)}
-        self.kube.call(
-            f"refresh ApplicationSet {self.namespace}/{name}",
-            self.kube.custom.patch_namespaced_custom_object,
-            "argoproj.io",
-            "v1alpha1",
-            self.namespace,
-            "applicationsets",
-            name,
-            {"metadata": {"annotations": annotations}},
-            _content_type=MERGE_PATCH,
-        )
+        patch_appset(self.kube, self.namespace, name, {"annotations": annotations})
 
     async def run(self) -> None:
         while True:

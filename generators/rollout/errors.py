@@ -7,3 +7,7 @@ from argocd_lifecycle.errors import LifecycleError
 
 class RolloutInputError(LifecycleError):
     """A rollout input that does not parse; the message names the field, never a secret."""
+
+
+class RolloutUnavailable(LifecycleError):
+    """The rollout cannot be planned safely now (its state or the Applications are not known)."""

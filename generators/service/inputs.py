@@ -12,6 +12,7 @@ left out when the generator has none). Input parameters (all optional)::
     dropDecommissioned  false  leave out Decommissioning clusters (their Applications get deleted)
     flatList            false  one parameter set {"clusters": [...]} instead of one per cluster
     allowMassDrop       false  answer even when the answer loses more clusters than allowed
+    rollout             {revision, waves, bakeTime, maxUnavailable, ...}  generators/rollout/spec.py
 
 Booleans may also be the strings "true"/"false" (values templated by a matrix generator arrive as
 strings). Any other parameter is accepted and echoed back under ``input.*`` like every parameter.
@@ -25,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.generators.rollout.errors import RolloutInputError
+from argocd_lifecycle.generators.rollout.spec import RolloutSpec, parse_rollout
 from argocd_lifecycle.generators.service.errors import InputError
 from argocd_lifecycle.label_selector import LabelSelector, SelectorError, kind_of
 from argocd_lifecycle.model import Phase
@@ -54,6 +57,8 @@ class GeneratorInput:
     drop_decommissioned: bool = False
     flat_list: bool = False
     allow_mass_drop: bool = False
+    #: a rollout of a revision in waves (each parameter set then carries ``rollout.*``)
+    rollout: RolloutSpec | None = None
     #: the input parameters with every leaf turned into a string, returned under ``input``
     echo: Mapping[str, Any] = field(default_factory=dict)
 
@@ -99,6 +104,7 @@ def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
         drop_decommissioned=_bool(params, "dropDecommissioned", default=False),
         flat_list=_bool(params, "flatList", default=False),
         allow_mass_drop=_bool(params, "allowMassDrop", default=False),
+        rollout=_rollout(params.get("rollout")),
         echo={str(k): stringify(v) for k, v in params.items()},
     )
 
@@ -107,6 +113,15 @@ def _selector(data: Any, where: str) -> LabelSelector:
     try:
         return LabelSelector() if data is None else LabelSelector.parse(data, where)
     except SelectorError as exc:
+        raise InputError(exc.message) from None
+
+
+def _rollout(data: Any) -> RolloutSpec | None:
+    if data is None:
+        return None
+    try:
+        return parse_rollout(data, f"{_P}.rollout")
+    except RolloutInputError as exc:
         raise InputError(exc.message) from None
 
 

@@ -50,6 +50,12 @@ class KubernetesParams(TypedDict):
     upgradeBlockedSince: str
 
 
+class RolloutParams(TypedDict):
+    revision: str
+    wave: str
+    state: str
+
+
 class ClusterParams(TypedDict):
     name: str
     nameNormalized: str
@@ -58,6 +64,8 @@ class ClusterParams(TypedDict):
     metadata: MetadataParams
     lifecycle: LifecycleParams
     kubernetes: KubernetesParams
+    #: only in answers to an input with a ``rollout``
+    rollout: NotRequired[RolloutParams]
 
 
 _INVALID_DNS_CHARS = re.compile(r"[^-a-z0-9.]")

@@ -20,7 +20,7 @@ GENERATOR_RULES = [
         "resourceNames": ["argocd-lifecycle-generator"],
         "verbs": ["get", "update"],
     },
-    {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "patch"]},
+    {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
     {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch"]},
 ]
 
