@@ -321,14 +321,13 @@ def decisions(
         wave = spec.waves[w].name if w is not None else ""
         keep = m.revision or s.previous or s.revision
         if m.name in s.given:
+            # Rolling: on its way to the revision; Baking: at it while its wave bakes; Done: at it
             if not _at(m, s.revision):
                 state = ClusterRollout.ROLLING
             elif s.status is Status.BAKING and w == s.wave:
                 state = ClusterRollout.BAKING
-            elif s.status is Status.DONE or (w is not None and w < s.wave):
-                state = ClusterRollout.DONE
             else:
-                state = ClusterRollout.ROLLING if s.status is Status.ROLLING else ClusterRollout.DONE
+                state = ClusterRollout.DONE
             out[m.name] = Decision(s.revision, wave, state)
         elif not m.ready:
             out[m.name] = Decision(keep, wave, ClusterRollout.HELD)
