@@ -241,7 +241,9 @@ class RolloutKeeper:
         # (one the watch has not brought back yet is repeated, which changes nothing)
         if encoded != found.annotations.get(STATE_ANNOTATION):
             patch[STATE_ANNOTATION] = encoded
-        if result.consumed:
+        # a one-shot control acted on goes; one acted on before that the watch still shows is removed
+        # again (the first removal may have failed), never acted on twice
+        if result.consumed or (control_text and self._consumed.get(appset) == control_text):
             patch[CONTROL_ANNOTATION] = None
             self._consumed[appset] = control_text
         if patch:

@@ -176,6 +176,17 @@ def test_a_consumed_resume_the_watch_still_shows_is_not_acted_on_again() -> None
     assert decode(str(world.patches[-1][STATE_ANNOTATION])).status is Status.ROLLING
 
 
+def test_a_removal_of_the_control_that_did_not_land_is_made_again() -> None:
+    world = World(echo=False)
+    k, cache = keeper(world)
+    look(world, k, cache, spec("v2"))
+    world.annotations[CONTROL_ANNOTATION] = "resume"
+    look(world, k, cache, spec("v2"))
+    look(world, k, cache, spec("v2"))
+    removals = [p for p in world.patches if CONTROL_ANNOTATION in p]
+    assert len(removals) == 2 and all(p[CONTROL_ANNOTATION] is None for p in removals)
+
+
 def test_a_state_annotation_that_does_not_decode_starts_over_safely() -> None:
     world = World(annotations={STATE_ANNOTATION: "{not json"})
     world.apps["r1"] = "v2"
