@@ -207,7 +207,12 @@ class RolloutKeeper:
         if leading != self._leading:
             self._mine.clear()  # whatever another leader wrote meanwhile is in the annotation
             self._leading = leading
-        found = self.appsets.get(appset) or AppSet({})
+        found = self.appsets.get(appset)
+        if found is None:  # every name a request may carry would take memory and a metric label here
+            raise RolloutUnavailable(
+                f"ApplicationSet {appset!r} is not one of the namespace's ApplicationSets (yet): a rollout keeps "
+                "its state on it, so nothing is answered until the watch knows it"
+            )
         text = found.annotations.get(CONTROL_ANNOTATION, "")
         if self._consumed.get(appset) is not None and self._consumed[appset] != text:
             self._consumed.pop(appset)

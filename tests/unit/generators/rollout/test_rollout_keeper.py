@@ -202,6 +202,16 @@ def test_no_answer_before_the_applicationsets_are_listed() -> None:
         k.plan(APPSET, spec("v2"), CLUSTERS)
 
 
+def test_an_applicationset_the_watch_does_not_know_is_refused_and_kept_nowhere() -> None:
+    world = World()
+    k, _ = keeper(world)
+    for n in range(50):  # names a request may carry: no memory, no metric label, no write for any
+        with pytest.raises(RolloutUnavailable, match="not one of the namespace"):
+            k.plan(f"made-up-{n}", spec("v2"), CLUSTERS)
+    assert world.patches == [] and world.told == []
+    assert k._mine == {}
+
+
 def test_the_metrics_count_clusters_per_state() -> None:
     world = World()
     k, cache = keeper(world)

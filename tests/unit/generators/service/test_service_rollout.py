@@ -128,7 +128,7 @@ def test_a_bad_rollout_input_is_400_naming_the_field() -> None:
 def test_with_the_keeper_the_canary_goes_first() -> None:
     fleet, apps = _fleet(), AppsBaseline()
     cache = AppSetCache()
-    cache.listed([{"metadata": {"name": APPSET}}])
+    cache.listed([{"metadata": {"name": APPSET}}])  # the watch knows the ApplicationSet
 
     class Sink:
         def annotate(self, appset: str, annotations: Mapping[str, str | None]) -> None: ...
