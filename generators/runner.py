@@ -31,6 +31,7 @@ from argocd_lifecycle.generators.fleet.in_cluster import in_cluster_enabled
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
+from argocd_lifecycle.generators.fleet.list_watch import ListWatch
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
 from argocd_lifecycle.generators.fleet.namespaces import ScopedWatch
 from argocd_lifecycle.generators.fleet.poster import Notifier
@@ -39,6 +40,7 @@ from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter,
 from argocd_lifecycle.generators.fleet.view import Baseline, RememberedAnswers
 from argocd_lifecycle.generators.fleet.writer import KubeWriter, Writer
 from argocd_lifecycle.generators.preflight import gate as upgrade_gate
+from argocd_lifecycle.generators.rollout.keeper import AppSetCache, KubeSink, RolloutKeeper, appset_watch
 from argocd_lifecycle.generators.service.app import build_app
 from argocd_lifecycle.generators.service.readiness import Watches
 from argocd_lifecycle.generators.service.settings import ServiceSettings
@@ -66,9 +68,13 @@ class Fleet:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     #: the watches readiness depends on beside the Secrets and Applications (the CAPI source's)
     watches: Watches | None = None
+    #: rollouts (Kubernetes only: they read the Applications and keep their state on the ApplicationSets)
+    rollouts: RolloutKeeper | None = None
+    #: the rollouts' watch of the Argo CD namespace's ApplicationSets (their annotations)
+    rollout_appsets: ListWatch | None = None
 
     async def aclose(self) -> None:
-        for source in (self.source, *self.applications.values(), *self.appsets.values()):
+        for source in (self.source, *self.applications.values(), *self.appsets.values(), self.rollout_appsets):
             if source is not None:
                 source.stop()
         for task in self.tasks:
@@ -166,6 +172,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         _watch_management(
             fleet, kube, kube_baseline, inventory, is_leader=is_leader, settings=settings, registry=registry, loop=loop
         )
+        _with_rollouts(fleet, kube, kube_baseline, loop=loop, leader=is_leader, settings=settings, registry=registry)
     else:
         assert settings.clusters_from is not None
         files = FileSource(settings.clusters_from, inventory)
@@ -259,6 +266,28 @@ def _with_drift_watch(
     fleet.tasks.append(task)
 
 
+def _with_rollouts(
+    fleet: Fleet,
+    kube: Kube,
+    baseline: KubeBaseline,
+    *,
+    loop: asyncio.AbstractEventLoop,
+    leader: Callable[[], bool],
+    settings: ServeSettings,
+    registry: CollectorRegistry,
+) -> None:
+    """Rollouts (README "Rollouts"): the Argo CD namespace's ApplicationSets' annotations watched, the
+    Applications' revisions and health from the guard's index, the leader's writes through the sink."""
+    cache = AppSetCache()
+    sink = KubeSink(
+        loop, kube, settings.namespace, notifier=fleet.notifier, refresher=fleet.reporter.refresher,
+        instance=settings.identity,
+    )  # fmt: skip
+    fleet.rollouts = RolloutKeeper(cache, baseline.applications.statuses, leader, sink, registry=registry)
+    fleet.rollout_appsets = appset_watch(kube, settings.namespace, cache, loop)
+    fleet.rollout_appsets.start()
+
+
 def _capi(
     fleet: Fleet, kube: Kube, engine: FleetEngine, settings: ServeSettings, leader: Callable[[], bool]
 ) -> asyncio.Task[None]:
@@ -273,7 +302,7 @@ async def run(settings: ServeSettings, service: ServiceSettings) -> None:
     fleet = await start_fleet(settings, FleetMetrics(REGISTRY))
     app: Any = build_app(
         fleet.engine, service, baseline=fleet.baseline, reporter=fleet.reporter, registry=REGISTRY,
-        watches=fleet.watches,
+        watches=fleet.watches, rollouts=fleet.rollouts,
     )  # fmt: skip
     log.info(
         "serving on %s:%d; clusters from %s",

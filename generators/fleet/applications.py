@@ -11,9 +11,10 @@ the ApplicationSet of its owner's name *in its own namespace*: ``team-a/web`` an
 two ApplicationSets, keyed as ``view.qualified`` writes them (``web`` in the Argo CD namespace).
 Where the ApplicationSet of a request lives is not this module's business: ``appsets.py`` places it.
 
-Only a few fields of each Application are kept: owners, destination, and the cluster phase the
+Only a few fields of each Application are kept: owners, destination, the cluster phase the
 ApplicationSet template stamps (``argocd-lifecycle.io/cluster-phase``), which records a cluster that
-was Decommissioning across restarts of the generator.
+was Decommissioning across restarts of the generator, and what a rollout reads (``AppStatus``: the
+revision it targets, whether Argo CD compared that revision Synced and Healthy, a failure).
 
 A target is a server *and* a name (the guard compares both). An Application that names only its
 server gets the name of the cluster known by that server when it is first resolved, and keeps it
@@ -50,12 +51,65 @@ Identify = Callable[[str, str], tuple[str, str]]
 
 
 @dataclass(frozen=True)
+class AppStatus:
+    """What a rollout needs of one Application (bounded strings; Argo CD's own values)."""
+
+    application: str = ""
+    #: ``spec.source.targetRevision`` (the first of ``spec.sources``), "" when unset
+    revision: str = ""
+    #: Synced, and compared at that very revision (the status is not the previous revision's)
+    synced: bool = False
+    healthy: bool = False
+    #: "Degraded" or "sync failed" while either stops a rollout, else ""
+    failing: str = ""
+
+
+@dataclass(frozen=True)
 class _App:
     namespace: str
     owners: tuple[tuple[str, str], ...]  # (ApplicationSet name, uid)
     server: str
     name: str
     departing: bool
+    status: AppStatus = AppStatus()
+
+
+def _source(spec: Any) -> dict[str, Any]:
+    if not isinstance(spec, dict):
+        return {}
+    source = spec.get("source")
+    if not isinstance(source, dict):
+        sources = spec.get("sources")
+        source = sources[0] if isinstance(sources, list) and sources else {}
+    return source if isinstance(source, dict) else {}
+
+
+def _walk(node: Any, *path: str) -> Any:
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _field(node: Any, *path: str) -> str:
+    value = _walk(node, *path)
+    return value[:256] if isinstance(value, str) else ""
+
+
+def app_status(obj: dict[str, Any]) -> AppStatus:
+    """The rollout's view of one Application (every field optional and of any type: hostile)."""
+    revision = _field(_source(obj.get("spec")), "targetRevision")
+    status = obj.get("status")
+    compared = _field(_source(_walk(status, "sync", "comparedTo")), "targetRevision")
+    synced = _field(status, "sync", "status") == "Synced" and compared == revision
+    health = _field(status, "health", "status")
+    failing = ""
+    if health == "Degraded":
+        failing = "Degraded"
+    elif _field(status, "operationState", "phase") in ("Failed", "Error"):
+        failing = "sync failed"
+    # its name alone: rollouts are kept for the Argo CD namespace's ApplicationSets, whose Applications live there
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    return AppStatus(name[:253], revision, synced, health == "Healthy", failing)
 
 
 def _parse(obj: dict[str, Any]) -> _App | None:
@@ -83,6 +137,7 @@ def _parse(obj: dict[str, Any]) -> _App | None:
         server=str(destination.get("server") or "").rstrip("/"),
         name=str(destination.get("name") or ""),
         departing=annotations.get(Annotation.CLUSTER_PHASE) == Phase.DECOMMISSIONING,
+        status=app_status(obj),
     )
 
 
@@ -158,6 +213,14 @@ class ApplicationIndex:
         if server and name:  # fully known: this is the cluster the Application was made for
             self._pinned[app_name] = (destination, (server, name))
         return server, name
+
+    def statuses(self, appset: str) -> dict[tuple[str, str], list[AppStatus]]:
+        """The Applications of ``appset`` by the (server, name) of the cluster each targets."""
+        found: dict[tuple[str, str], list[AppStatus]] = {}
+        for app_name in sorted(self._by_appset.get(appset, ())):
+            app = self._apps[app_name]
+            found.setdefault(self._identified(app_name, app), []).append(app.status)
+        return found
 
     def answered(self, appset: str, clusters: Iterable[ClusterState]) -> None:
         """Nothing to remember: Argo CD's Applications are the memory."""

@@ -29,9 +29,9 @@ from typing import Any
 
 from argocd_lifecycle.generators.fleet.events import EventRecorder, EventSpec
 from argocd_lifecycle.generators.fleet.poster import Notifier
-from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
+from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher, patch_appset
 from argocd_lifecycle.generators.fleet.view import Hold, split_key
-from argocd_lifecycle.kube.client import MERGE_PATCH, Kube, KubeConflict, KubeError
+from argocd_lifecycle.kube.client import Kube, KubeConflict, KubeError
 from argocd_lifecycle.model import PREFIX
 from argocd_lifecycle.times import format_rfc3339, parse_rfc3339
 
@@ -192,16 +192,7 @@ class HeldReporter:
     def _patch(self, appset: str, metadata: dict[str, Any]) -> None:
         assert self.kube is not None
         namespace, name = split_key(appset, self.namespace)
-        self.kube.call(
-            f"annotate ApplicationSet {namespace}/{name}",
-            self.kube.custom.patch_namespaced_custom_object,
-            *_APPSETS,
-            namespace,
-            "applicationsets",
-            name,
-            {"metadata": metadata},
-            _content_type=MERGE_PATCH,
-        )
+        patch_appset(self.kube, namespace, name, metadata)
 
     def _mark(self, appset: str, stamp: str) -> bool:
         """Set held-since unless it is set; True when this replica set it (or the object is unknown)."""

@@ -28,6 +28,22 @@ REQUESTED = PREFIX + "refresh-requested"
 log = logging.getLogger(__name__)
 
 
+def patch_appset(kube: Kube, namespace: str, name: str, metadata: dict[str, Any]) -> None:
+    """A merge patch of one ApplicationSet's metadata (our annotations; a resourceVersion makes it a
+    compare-and-set). Blocking; raises KubeError."""
+    kube.call(
+        f"annotate ApplicationSet {namespace}/{name}",
+        kube.custom.patch_namespaced_custom_object,
+        "argoproj.io",
+        "v1alpha1",
+        namespace,
+        "applicationsets",
+        name,
+        {"metadata": metadata},
+        _content_type=MERGE_PATCH,
+    )
+
+
 def uses_plugin_generator(appset: dict[str, Any], configmap: str) -> bool:
     """Any plugin generator (nested in matrix/merge too) whose configMapRef matches (any, when "")."""
 
@@ -89,17 +105,7 @@ class AppSetRefresher:
         would change nothing. So each request also stamps ``refresh-requested`` with the time."""
         namespace, name = split_key(key, self.namespaces.home)
         annotations = {Annotation.APPSET_REFRESH: "true", REQUESTED: format_rfc3339(time.time(), micro=True)}
-        self.kube.call(
-            f"refresh ApplicationSet {namespace}/{name}",
-            self.kube.custom.patch_namespaced_custom_object,
-            "argoproj.io",
-            "v1alpha1",
-            namespace,
-            "applicationsets",
-            name,
-            {"metadata": {"annotations": annotations}},
-            _content_type=MERGE_PATCH,
-        )
+        patch_appset(self.kube, namespace, name, {"annotations": annotations})
 
     async def run(self) -> None:
         while True:

@@ -5,6 +5,10 @@ the fleet changes only on transitions, so the work is done once per fleet change
 parameter sets are kept while the ClusterState objects are unchanged, and each distinct input's answer
 is kept as encoded JSON until the fleet changes. ClusterState is frozen, so an inventory that keeps
 its objects is detected unchanged by identity; one that rebuilds them is compared by value.
+
+An input with a ``rollout`` is answered from that cached answer (the mass-drop guard judges it as it
+is) with each set's ``rollout.*`` added from the rollout's plan at this moment: a rollout changes
+revisions, never which clusters are answered.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from __future__ import annotations
 import gzip
 import json
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Protocol
 
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.generators.fleet.view import (
@@ -24,10 +30,13 @@ from argocd_lifecycle.generators.fleet.view import (
     Placement,
     RememberedAnswers,
 )
+from argocd_lifecycle.generators.rollout.errors import RolloutUnavailable
+from argocd_lifecycle.generators.rollout.machine import Decision
+from argocd_lifecycle.generators.rollout.spec import RolloutSpec
 from argocd_lifecycle.generators.service.admission import admitted
 from argocd_lifecycle.generators.service.errors import NotPlaced, Unavailable
 from argocd_lifecycle.generators.service.guard import DEFAULT_SETTLE, Fleet, MassDropGuard
-from argocd_lifecycle.generators.service.inputs import ParamsRequest
+from argocd_lifecycle.generators.service.inputs import GeneratorInput, ParamsRequest
 from argocd_lifecycle.generators.service.params import AppSetParams, ClusterParams, cluster_params, output_parameters
 from argocd_lifecycle.generators.service.policy import PolicyTable
 from argocd_lifecycle.model import Phase
@@ -50,10 +59,24 @@ class Snapshot:
         return frozenset((c.server, c.name) for c in self.clusters if c.phase is Phase.DECOMMISSIONING)
 
 
+class Rollouts(Protocol):
+    """Plans a rollout (generators/rollout/keeper.py): each answered cluster's decision by name."""
+
+    def plan(self, appset: str, spec: RolloutSpec, clusters: Sequence[ClusterState]) -> Mapping[str, Decision]: ...
+
+
+def _encode(chosen: list[ClusterParams], wanted: GeneratorInput, appset: AppSetParams | None) -> bytes:
+    output: dict[str, Any] = {"output": {"parameters": output_parameters(chosen, wanted, appset)}}
+    return json.dumps(output, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 @dataclass(frozen=True)
 class Answer:
     body: bytes
     clusters: tuple[ClusterState, ...]
+    params: tuple[ClusterParams, ...] = ()
+    #: the ApplicationSet the answer names (``applicationSet.*``), None without a placement
+    appset: AppSetParams | None = None
 
     @cached_property
     def names(self) -> frozenset[str]:
@@ -118,12 +141,7 @@ class ParamsCache:
         wanted = request.input
         pairs = [(c, p) for c, p in zip(snapshot.clusters, snapshot.params, strict=True) if admitted(c, wanted)]
         chosen = [p for _, p in pairs]
-        body = json.dumps(
-            {"output": {"parameters": output_parameters(chosen, wanted, appset)}},
-            separators=(",", ":"),
-            ensure_ascii=False,
-        ).encode()
-        result = Answer(body, tuple(c for c, _ in pairs))
+        result = Answer(_encode(chosen, wanted, appset), tuple(c for c, _ in pairs), tuple(chosen), appset)
         self._answers[key] = result
         while len(self._answers) > MAX_CACHED_ANSWERS:
             self._answers.popitem(last=False)
@@ -143,8 +161,10 @@ class ParamsService:
         baseline: Baseline | None = None,
         reporter: HoldReporter | None = None,
         settle: float = DEFAULT_SETTLE,
+        rollouts: Rollouts | None = None,
     ):
         self.fleet = fleet
+        self.rollouts = rollouts
         self.max_staleness = max_staleness
         self.cache = ParamsCache(policy)
         self.baseline: Baseline = baseline if baseline is not None else RememberedAnswers()
@@ -209,4 +229,28 @@ class ParamsService:
                 f"{exc.message}"
             ) from exc
         self.baseline.answered(appset, result.clusters)
-        return result
+        if request.input.rollout is None:
+            return result
+        return self._rolled(request, where, result, request.input.rollout)
+
+    def _rolled(self, request: ParamsRequest, where: Placement, result: Answer, spec: RolloutSpec) -> Answer:
+        """The answer with each set's ``rollout.*``: the same clusters, the revision each runs now."""
+        if self.rollouts is None:
+            raise Unavailable(
+                "a rollout needs the Applications and the ApplicationSet's annotations (Kubernetes); "
+                "with --clusters-from it cannot see what each cluster runs, so it answers nothing"
+            )
+        if where.key != where.name:  # a tenant's: the rollout state lives on the Argo CD namespace's ones
+            raise Unavailable(
+                f"ApplicationSet {where.key}: rollouts are kept for ApplicationSets in the Argo CD namespace "
+                "only; answering nothing rather than rolling it without its state"
+            )
+        try:
+            plan = self.rollouts.plan(where.name, spec, result.clusters)
+        except RolloutUnavailable as exc:
+            raise Unavailable(exc.message) from None
+        chosen: list[ClusterParams] = []
+        for cluster, params in zip(result.clusters, result.params, strict=True):
+            d = plan[cluster.name]
+            chosen.append({**params, "rollout": {"revision": d.revision, "wave": d.wave, "state": d.state.value}})
+        return Answer(_encode(chosen, request.input, result.appset), result.clusters, tuple(chosen), result.appset)

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from argocd_lifecycle.generators.fleet.view import Baseline, FleetView, HoldReporter
-from argocd_lifecycle.generators.service.answers import Answer, ParamsService
+from argocd_lifecycle.generators.service.answers import Answer, ParamsService, Rollouts
 from argocd_lifecycle.generators.service.errors import InputError, NotPlaced, ServiceError
 from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document
 from argocd_lifecycle.generators.service.guard import DropSettling, MassDropRefused
@@ -117,6 +117,7 @@ class GeneratorService:
         reporter: HoldReporter | None = None,
         registry: CollectorRegistry | None = None,
         watches: Watches | None = None,
+        rollouts: Rollouts | None = None,
     ) -> None:
         self.fleet, self.settings = fleet, settings
         self.watches: Watches = watches or (lambda: ())
@@ -130,6 +131,7 @@ class GeneratorService:
             baseline=baseline,
             reporter=reporter,
             settle=settings.drop_settle,
+            rollouts=rollouts,
         )
         self.auth = BearerAuth({ROLE: settings.token}, unauthenticated=[ROLE] if settings.insecure_no_auth else [])
         self.page = FleetPage(settings.page_refresh_seconds)
@@ -214,11 +216,12 @@ def build_app(
     reporter: HoldReporter | None = None,
     registry: CollectorRegistry | None = None,
     watches: Watches | None = None,
+    rollouts: Rollouts | None = None,
 ) -> Starlette:
     """The ASGI app; serve it with ``core/http/server.py`` (one worker is plenty: answers are cached per
     fleet change)."""
     service = GeneratorService(
-        fleet, settings, baseline=baseline, reporter=reporter, registry=registry, watches=watches
+        fleet, settings, baseline=baseline, reporter=reporter, registry=registry, watches=watches, rollouts=rollouts
     )
     translations: dict[type[Exception], Any] = {ServiceError: _http_error}
     return build_service_app(

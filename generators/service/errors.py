@@ -27,22 +27,6 @@ class Unavailable(ServiceError):
     status = 503
 
 
-_KINDS: dict[type, str] = {
-    list: "a list",
-    dict: "an object",
-    str: "a string",
-    bool: "a boolean",
-    int: "a number",
-    float: "a number",
-    type(None): "null",
-}
-
-
-def kind_of(value: object) -> str:
-    """JSON-ish name of a value's type, for messages like ``expected a list, got a string``."""
-    return _KINDS.get(type(value), type(value).__name__)
-
-
 class NotPlaced(Unavailable):
     """The request's ApplicationSet cannot be placed in one watched namespace (503, reason not_placed):
     its Applications cannot be told apart, so nothing that could delete them is answered."""

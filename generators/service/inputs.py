@@ -14,6 +14,7 @@ left out when the generator has none). Input parameters (all optional)::
     allowMassDrop       false  answer even when the answer loses more clusters than allowed
     applicationSetNamespace ""  the ApplicationSet's own namespace, where its name is in several
                                 watched namespaces (Argo CD's request names none)
+    rollout             {revision, waves, bakeTime, maxUnavailable, ...}  generators/rollout/spec.py
 
 Booleans may also be the strings "true"/"false" (values templated by a matrix generator arrive as
 strings). Any other parameter is accepted and echoed back under ``input.*`` like every parameter.
@@ -28,9 +29,11 @@ from typing import Any, NotRequired, TypedDict
 
 from argocd_lifecycle.errors import UsageError
 from argocd_lifecycle.generators.fleet.view import NAMESPACE_PARAMETER
-from argocd_lifecycle.generators.service.errors import InputError, kind_of
-from argocd_lifecycle.generators.service.selector import LabelSelector
+from argocd_lifecycle.generators.rollout.errors import RolloutInputError
+from argocd_lifecycle.generators.rollout.spec import RolloutSpec, parse_rollout
+from argocd_lifecycle.generators.service.errors import InputError
 from argocd_lifecycle.kube.names import is_namespace, is_object_name
+from argocd_lifecycle.label_selector import LabelSelector, SelectorError, kind_of
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.versions import KubeVersion
 
@@ -60,6 +63,8 @@ class GeneratorInput:
     allow_mass_drop: bool = False
     #: ``applicationSetNamespace``: "" unless the ApplicationSet says where it lives
     appset_namespace: str = ""
+    #: a rollout of a revision in waves (each parameter set then carries ``rollout.*``)
+    rollout: RolloutSpec | None = None
     #: the input parameters with every leaf turned into a string, returned under ``input``
     echo: Mapping[str, Any] = field(default_factory=dict)
 
@@ -97,9 +102,8 @@ def parse_request(body: bytes) -> ParamsRequest:
 
 
 def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
-    selector = params.get("labelSelector")
     return GeneratorInput(
-        selector=LabelSelector() if selector is None else LabelSelector.parse(selector, f"{_P}.labelSelector"),
+        selector=_selector(params.get("labelSelector"), f"{_P}.labelSelector"),
         names=frozenset(_strings(params, "names")),
         min_version=_version(params, "minVersion"),
         max_version=_version(params, "maxVersion"),
@@ -109,8 +113,25 @@ def parse_parameters(params: Mapping[str, Any]) -> GeneratorInput:
         flat_list=_bool(params, "flatList", default=False),
         allow_mass_drop=_bool(params, "allowMassDrop", default=False),
         appset_namespace=_namespace(params, NAMESPACE_PARAMETER),
+        rollout=_rollout(params.get("rollout")),
         echo={str(k): stringify(v) for k, v in params.items()},
     )
+
+
+def _selector(data: Any, where: str) -> LabelSelector:
+    try:
+        return LabelSelector() if data is None else LabelSelector.parse(data, where)
+    except SelectorError as exc:
+        raise InputError(exc.message) from None
+
+
+def _rollout(data: Any) -> RolloutSpec | None:
+    if data is None:
+        return None
+    try:
+        return parse_rollout(data, f"{_P}.rollout")
+    except RolloutInputError as exc:
+        raise InputError(exc.message) from None
 
 
 def stringify(value: Any) -> Any:

@@ -73,7 +73,11 @@ _SCHEMAS: dict[str, Any] = {
     },
     "InputParameters": {
         "type": "object",
-        "description": "Filters and options; any other parameter is echoed back under `input`.",
+        "description": (
+            "Filters and options; any other parameter is echoed back under `input`. `rollout` (an object: "
+            "revision, waves, bakeTime, maxUnavailable, windows, rollback) rolls a revision out in waves and adds "
+            "`rollout.revision`, `rollout.wave` and `rollout.state` to every set (docs/guide/rollouts.md)."
+        ),
         "nullable": True,
         "additionalProperties": True,
         "properties": {

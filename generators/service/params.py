@@ -59,6 +59,12 @@ class AppSetParams(TypedDict):
     project: str
 
 
+class RolloutParams(TypedDict):
+    revision: str
+    wave: str
+    state: str
+
+
 class ClusterParams(TypedDict):
     name: str
     nameNormalized: str
@@ -67,6 +73,8 @@ class ClusterParams(TypedDict):
     metadata: MetadataParams
     lifecycle: LifecycleParams
     kubernetes: KubernetesParams
+    #: only in answers to an input with a ``rollout``
+    rollout: NotRequired[RolloutParams]
 
 
 _INVALID_DNS_CHARS = re.compile(r"[^-a-z0-9.]")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from argocd_lifecycle.errors import ConfigError
-from argocd_lifecycle.generators.service.errors import kind_of
+from argocd_lifecycle.label_selector import kind_of
 from argocd_lifecycle.model import Phase
 from argocd_lifecycle.yaml import yamlio
 

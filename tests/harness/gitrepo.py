@@ -52,6 +52,10 @@ class GitRepo:
     def copy_tree(self, source: Path, dest: str) -> None:
         shutil.copytree(source, self.folder / dest, dirs_exist_ok=True)
 
+    def tag(self, name: str) -> None:
+        """A lightweight tag at HEAD (a revision an Application may target)."""
+        self._git("tag", "-f", name)
+
     def commit(self, message: str) -> str:
         self._git("add", "-A")
         self._git("commit", "-q", "--allow-empty", "-m", message)

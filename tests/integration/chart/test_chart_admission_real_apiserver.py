@@ -186,6 +186,21 @@ def test_only_the_drift_annotations_pass_on_an_application(generator: httpx.Clie
     refused(patch(generator, apps, {"metadata": {"finalizers": ["example.com/hold"]}}), "finalizers")
 
 
+def test_the_rollout_state_passes_and_the_control_may_only_be_removed(generator: httpx.Client, api: RealApi) -> None:
+    state, control = "argocd-lifecycle.io/rollout", "argocd-lifecycle.io/rollout-control"
+    resp = patch(generator, f"{APPSETS}/fleet", annotations(**{state: '{"v":1}'}))
+    assert resp.status_code == 200, status_message(resp)
+    # pause, resume and abort are the operator's: the generator may not set them
+    refused(patch(generator, f"{APPSETS}/fleet", annotations(**{control: "resume"})), "only remove")
+    with api.cluster.http() as admin:  # the operator resumes
+        resp = admin.patch(f"{APPSETS}/fleet", headers=MERGE, json=annotations(**{control: "resume"}))
+        assert resp.status_code == 200, status_message(resp)
+    refused(patch(generator, f"{APPSETS}/fleet", annotations(**{control: "pause"})), "only remove")
+    # once acted on, the generator removes it, with the new state beside
+    resp = patch(generator, f"{APPSETS}/fleet", annotations(**{control: None, state: '{"v":1,"x":1}'}))
+    assert resp.status_code == 200, status_message(resp)
+
+
 def test_create_and_delete_stop_at_rbac(generator: httpx.Client) -> None:
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "planted", "namespace": NAMESPACE}}
     for resp in (generator.post(SECRETS, json=secret), generator.delete(f"{SECRETS}/{CLUSTER}"),

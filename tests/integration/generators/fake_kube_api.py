@@ -66,7 +66,11 @@ class FakeKubeAPI:
             "applications": {},
         }
         # watch history of the kinds that can be watched
-        self.logs: dict[str, list[tuple[int, str, dict[str, Any]]]] = {"secrets": [], "applications": []}
+        self.logs: dict[str, list[tuple[int, str, dict[str, Any]]]] = {
+            "secrets": [],
+            "applications": [],
+            "applicationsets": [],
+        }
         self.log = self.logs["secrets"]
         self.compacted = 0
         self.fail_lists = 0
@@ -157,6 +161,19 @@ class FakeKubeAPI:
         self._notify()
         return obj
 
+    def put_applicationset(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """An ApplicationSet as an operator applies it (its annotations, say)."""
+        obj = copy.deepcopy(obj)
+        with self._lock:
+            name = obj["metadata"]["name"]
+            old = self.store["applicationsets"].get(name)
+            obj["metadata"]["namespace"] = self.namespace
+            obj["metadata"]["resourceVersion"] = self._next_rv()
+            self.store["applicationsets"][name] = obj
+            self.logs["applicationsets"].append((self.rv, "MODIFIED" if old else "ADDED", copy.deepcopy(obj)))
+        self._notify()
+        return obj
+
     def delete_application(self, name: str) -> None:
         with self._lock:
             obj = self.store["applications"].pop(name)
@@ -201,7 +218,7 @@ class FakeKubeAPI:
                 Route(ns + "/events/{name}", self._object("events"), methods=["GET", "PATCH", "PUT"]),
                 Route(coord, self._create("leases"), methods=["POST"]),
                 Route(coord + "/{name}", self._object("leases"), methods=["GET", "PUT", "PATCH"]),
-                Route(appsets, self._list("applicationsets"), methods=["GET"]),
+                Route(appsets, self._watchable("applicationsets", "ApplicationSetList"), methods=["GET"]),
                 Route(appsets + "/{name}", self._object("applicationsets"), methods=["GET", "PATCH"]),
             ]
         )
@@ -308,15 +325,6 @@ class FakeKubeAPI:
 
         return create
 
-    def _list(self, kind: str) -> Any:
-        async def listing(request: Request) -> Response:
-            if (denied := self._auth(request)) is not None:
-                return denied
-            items = [copy.deepcopy(o) for _, o in sorted(self.store[kind].items())]
-            return JSONResponse({"kind": "List", "metadata": {"resourceVersion": str(self.rv)}, "items": items})
-
-        return listing
-
     def _object(self, kind: str) -> Any:
         async def one(request: Request) -> Response:
             if (denied := self._auth(request)) is not None:
@@ -336,7 +344,11 @@ class FakeKubeAPI:
                 obj = body if request.method == "PUT" else merge_patch(current, body)
                 obj["metadata"]["resourceVersion"] = self._next_rv()
                 self.store[kind][name] = obj
-                return JSONResponse(copy.deepcopy(obj))
+                if kind in self.logs:
+                    self.logs[kind].append((self.rv, "MODIFIED", copy.deepcopy(obj)))
+            if kind in self.logs:
+                self._notify()
+            return JSONResponse(copy.deepcopy(obj))
 
         return one
 

@@ -75,6 +75,7 @@ def test_a_value_the_chart_lacks_is_caught(tmp_path: Path) -> None:
 #: flags of other programs the docs name in prose, with the program
 FOREIGN_FLAGS = {
     "--api-versions": "helm template",
+    "--enable-progressive-syncs": "argocd-applicationset-controller",
     "--include-crds": "helm template",
     "--set": "helm",
     "--values": "helm",

@@ -110,13 +110,15 @@ def test_chart_values_are_documented() -> None:
     assert chart_value_blocks()
 
 
-PARAMETER = re.compile(r"\{\{-?\s*\.?((?:lifecycle|kubernetes|metadata)\.[A-Za-z.]+|name|nameNormalized|server)\b")
+PARAMETER = re.compile(
+    r"\{\{-?\s*\.?((?:lifecycle|kubernetes|metadata|rollout)\.[A-Za-z.]+|name|nameNormalized|server)\b"
+)
 
 
 def appset_texts() -> list[tuple[str, str]]:
     out = [(b.where, b.text) for b in CHECKED if "kind: ApplicationSet" in b.text or "templatePatch" in b.text]
-    example = REPO / "examples" / "applicationset.yaml"
-    return [*out, (str(example.relative_to(REPO)), example.read_text(encoding="utf-8"))]
+    examples = [REPO / "examples" / "applicationset.yaml", REPO / "examples" / "applicationset-rollout.yaml"]
+    return [*out, *((str(e.relative_to(REPO)), e.read_text(encoding="utf-8")) for e in examples)]
 
 
 @pytest.mark.parametrize(("where", "text"), appset_texts(), ids=[w for w, _ in appset_texts()])

@@ -17,9 +17,10 @@ from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VA
 from tests.argocd_versions import ArgocdRelease
 from tests.conftest import REPO, require_tool
 
-from .conftest import TOKEN, LiveService
+from .conftest import ROLLED_FROM, ROLLOUT_APPSET, TOKEN, LiveService
 
 EXAMPLE = REPO / "examples" / "applicationset.yaml"
+ROLLOUT_EXAMPLE = REPO / "examples" / "applicationset-rollout.yaml"
 DATA = Path(__file__).parent / "data"
 CONFIGMAP = "argocd-lifecycle-generator"
 
@@ -109,6 +110,31 @@ def test_example_applicationset_in_go_template_mode(
     }
     assert all(app["spec"]["syncPolicy"]["syncOptions"] == ["CreateNamespace=true"] for app in apps.values())
     assert all("finalizers" not in app["metadata"] for app in apps.values())  # preserveResourcesOnDeletion
+
+
+def test_the_rollout_example_puts_each_clusters_revision_into_target_revision(
+    live_service: LiveService, tmp_path: Path, argocd_release: ArgocdRelease
+) -> None:
+    appset: dict[str, Any] = yaml.safe_load(ROLLOUT_EXAMPLE.read_text())
+    assert appset["metadata"]["name"] == ROLLOUT_APPSET
+    rollout = appset["spec"]["generators"][0]["plugin"]["input"]["parameters"]["rollout"]
+    # the sample fleet's own first wave (its eu cluster); no windows, so the answer does not depend on the clock
+    rollout["waves"] = [{"name": "eu", "labelSelector": {"matchLabels": {"region": "eu"}}}, {"name": "rest"}]
+    del rollout["windows"]
+    path = tmp_path / "appset.yaml"
+    path.write_text(yaml.safe_dump(appset))
+    apps = _applications(argocd_release, path, _objects(live_service, tmp_path))
+    revisions = {name.removeprefix("guestbook-"): app["spec"]["source"]["targetRevision"] for name, app in apps.items()}
+    # the eu wave first; the others wait, and those not Ready (Degraded, Upgrading, Unreachable,
+    # Decommissioning) would keep what they run whatever the wave
+    assert revisions == {
+        "prod-eu-1": "v2.3.0",
+        "prod-us-1": ROLLED_FROM,
+        "staging-1": ROLLED_FROM,
+        "edge-7": ROLLED_FROM,
+        "old-1": ROLLED_FROM,
+    }
+    assert _automated(apps["guestbook-prod-eu-1"]) == (True, True, True)
 
 
 def test_phase_change_reaches_annotations_env_and_sync_policy(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from argocd_lifecycle.generators.service.selector import LabelSelector
+from argocd_lifecycle.label_selector import LabelSelector
 
 
 @pytest.mark.parametrize(

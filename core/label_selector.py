@@ -3,7 +3,8 @@
 Every requirement must hold (AND). ``In``: the label is present with one of the values; ``NotIn``: the
 label is absent or has none of the values; ``Exists`` / ``DoesNotExist``: presence only. An empty
 selector matches everything. As in Argo CD's generators, label values are not checked for syntax, so
-a selector can match on anything a cluster Secret carries.
+a selector can match on anything a cluster Secret carries. Shared by the plugin-generator service's
+input and the rollout's waves; a mistake is one ``SelectorError`` naming the field.
 """
 
 from __future__ import annotations
@@ -12,9 +13,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from argocd_lifecycle.generators.service.errors import InputError, kind_of
+from argocd_lifecycle.errors import LifecycleError
 
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+class SelectorError(LifecycleError):
+    """A label selector that does not parse; the message names the field."""
+
+
+_KINDS: dict[type, str] = {
+    list: "a list",
+    dict: "an object",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def kind_of(value: object) -> str:
+    """JSON-ish name of a value's type, for messages like ``expected a list, got a string``."""
+    return _KINDS.get(type(value), type(value).__name__)
 
 
 @dataclass(frozen=True)
@@ -41,23 +62,23 @@ class LabelSelector:
 
     @classmethod
     def parse(cls, data: Any, where: str) -> LabelSelector:
-        """Parse the wire form; every mistake raises InputError naming the field (``where`` + path)."""
+        """Parse the wire form; every mistake raises SelectorError naming the field (``where`` + path)."""
         if not isinstance(data, Mapping):
-            raise InputError(f"{where}: expected an object, got {kind_of(data)}")
+            raise SelectorError(f"{where}: expected an object, got {kind_of(data)}")
         unknown = sorted(set(data) - {"matchLabels", "matchExpressions"})
         if unknown:
-            raise InputError(f"{where}: unknown field {unknown[0]!r} (expected matchLabels, matchExpressions)")
+            raise SelectorError(f"{where}: unknown field {unknown[0]!r} (expected matchLabels, matchExpressions)")
         reqs: list[Requirement] = []
         match_labels = _or_empty(data.get("matchLabels"), {})
         if not isinstance(match_labels, Mapping):
-            raise InputError(f"{where}.matchLabels: expected an object, got {kind_of(match_labels)}")
+            raise SelectorError(f"{where}.matchLabels: expected an object, got {kind_of(match_labels)}")
         for key, value in match_labels.items():
             if not isinstance(value, str):
-                raise InputError(f"{where}.matchLabels.{key}: expected a string, got {kind_of(value)}")
+                raise SelectorError(f"{where}.matchLabels.{key}: expected a string, got {kind_of(value)}")
             reqs.append(Requirement(key, "In", frozenset([value])))
         expressions = _or_empty(data.get("matchExpressions"), [])
         if not isinstance(expressions, list):
-            raise InputError(f"{where}.matchExpressions: expected a list, got {kind_of(expressions)}")
+            raise SelectorError(f"{where}.matchExpressions: expected a list, got {kind_of(expressions)}")
         for i, expr in enumerate(expressions):
             reqs.append(_expression(expr, f"{where}.matchExpressions[{i}]"))
         return cls(tuple(reqs))
@@ -65,21 +86,21 @@ class LabelSelector:
 
 def _expression(expr: Any, where: str) -> Requirement:
     if not isinstance(expr, Mapping):
-        raise InputError(f"{where}: expected an object, got {kind_of(expr)}")
+        raise SelectorError(f"{where}: expected an object, got {kind_of(expr)}")
     unknown = sorted(set(expr) - {"key", "operator", "values"})
     if unknown:
-        raise InputError(f"{where}: unknown field {unknown[0]!r} (expected key, operator, values)")
+        raise SelectorError(f"{where}: unknown field {unknown[0]!r} (expected key, operator, values)")
     key = _key(expr.get("key"), where)
     operator = expr.get("operator")
     if operator not in _OPERATORS:
-        raise InputError(f"{where}.operator: {operator!r} is not one of {', '.join(_OPERATORS)}")
+        raise SelectorError(f"{where}.operator: {operator!r} is not one of {', '.join(_OPERATORS)}")
     values = _or_empty(expr.get("values"), [])
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise InputError(f"{where}.values: expected a list of strings")
+        raise SelectorError(f"{where}.values: expected a list of strings")
     if operator in ("In", "NotIn") and not values:
-        raise InputError(f"{where}.values: must not be empty for operator {operator}")
+        raise SelectorError(f"{where}.values: must not be empty for operator {operator}")
     if operator in ("Exists", "DoesNotExist") and values:
-        raise InputError(f"{where}.values: must be empty for operator {operator}")
+        raise SelectorError(f"{where}.values: must be empty for operator {operator}")
     return Requirement(key, operator, frozenset(values))
 
 
@@ -91,5 +112,5 @@ def _or_empty(value: Any, empty: Any) -> Any:
 def _key(key: Any, where: str) -> str:
     if not isinstance(key, str) or not key:
         got = "an empty string" if key == "" else kind_of(key)
-        raise InputError(f"{where}.key: expected a non-empty label key, got {got}")
+        raise SelectorError(f"{where}.key: expected a non-empty label key, got {got}")
     return key
