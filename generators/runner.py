@@ -27,7 +27,7 @@ from argocd_lifecycle.generators.fleet.directory import Directory
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
 from argocd_lifecycle.generators.fleet.held import HeldReporter
-from argocd_lifecycle.generators.fleet.in_cluster import in_cluster_enabled
+from argocd_lifecycle.generators.fleet.in_cluster import InClusterError, in_cluster_enabled
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
@@ -112,8 +112,11 @@ async def _connect(settings: ServeSettings, inventory: Inventory) -> Kube:
     (``--in-cluster``, unless argocd-cm turns it off; checked at start-up)."""
     kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
     if settings.in_cluster and await asyncio.to_thread(in_cluster_enabled, kube, settings.namespace):
-        settings.probing.in_cluster.check()
         inventory.in_cluster = True
+        try:
+            settings.probing.in_cluster.check()
+        except InClusterError as exc:  # not fatal: the entry is listed, Pending, its probe saying why
+            log.warning("%s: the in-cluster entry cannot be probed", exc.message)
     return kube
 
 
