@@ -107,7 +107,9 @@ def test_drift_is_explained_then_alerted_once_then_recovered_once(loop: Loop, ti
             )  # fmt: skip
         assert resp.status_code == 200, resp.text[:300]
 
-        detected = wait_until(lambda: events(loop, "DriftDetected"), timeout=120, what="the DriftDetected Event")
+        detected = wait_until(
+            lambda: events(loop, "DriftDetected") or None, timeout=120, what="the DriftDetected Event"
+        )
         record(timings, "edit_to_drift_event_s", time.monotonic() - edited)
         message = detected[0]["message"]
         assert "Deployment drift-shop/web" in message, message
@@ -132,7 +134,7 @@ def test_drift_is_explained_then_alerted_once_then_recovered_once(loop: Loop, ti
         sync(loop, "e2e-drift-heal")  # the change synced back (or committed and synced)
         wait_until(lambda: synced_by(loop, "e2e-drift-heal"), timeout=180, what=f"{NAME} to sync back")
         wait_until(lambda: not drift_annotations(loop), timeout=60, what="the drift annotations to go")
-        wait_until(lambda: events(loop, "DriftResolved"), timeout=60, what="the DriftResolved Event")
+        wait_until(lambda: events(loop, "DriftResolved") or None, timeout=60, what="the DriftResolved Event")
         wait_until(lambda: alerts(loop, RECONCILED) or None, timeout=180, what=f"the {RECONCILED} recovery")
         time.sleep(35)
         assert len(alerts(loop, RECONCILED)) == 1 and len(alerts(loop, UNRECONCILED)) == 1
