@@ -172,7 +172,10 @@ class DriftWatch:
             return True
         published = _published(app)
         if app.state == NONE:
-            return await self.outputs.resolved(app) if published is not None else True
+            if published is None:
+                return True
+            log.info("drift watch: %s is Synced again: the drift episode since %s ends", key, published.isoformat())
+            return await self.outputs.resolved(app)
         if app.state != LIVE or published is not None:
             return True  # a revision to sync starts nothing; a published episode is told once
         if self._quiet.get(key) == self._signature(app):
@@ -189,9 +192,7 @@ class DriftWatch:
             # every object read, nobody but Argo CD changed it: the desired state moved without a new
             # revision (parameters, plugin env, the Application's spec), not a manual change
             self._quiet[key] = self._signature(app)
-            log.info(
-                "drift watch: %s/%s is OutOfSync with no field changed by anyone but Argo CD", app.namespace, app.name
-            )
+            log.info("drift watch: %s is OutOfSync, no field changed by anyone but Argo CD: no drift episode", key)
             return True
         note = SELF_HEAL_NOTE if app.self_heal and not report.attributed else ""
         done = await self.outputs.detected(app, report, episode, note)

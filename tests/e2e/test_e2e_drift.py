@@ -19,7 +19,7 @@ import pytest
 from argocd_lifecycle.model import Annotation
 from tests.harness import argocd
 from tests.harness.loop import APPS, Loop, record
-from tests.harness.procs import wait_until
+from tests.harness.procs import HarnessError, wait_until
 from tests.harness.services import WEBHOOK_SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -133,7 +133,12 @@ def test_drift_is_explained_then_alerted_once_then_recovered_once(loop: Loop, ti
 
         sync(loop, "e2e-drift-heal")  # the change synced back (or committed and synced)
         wait_until(lambda: synced_by(loop, "e2e-drift-heal"), timeout=180, what=f"{NAME} to sync back")
-        wait_until(lambda: not drift_annotations(loop), timeout=60, what="the drift annotations to go")
+        try:
+            wait_until(lambda: not drift_annotations(loop), timeout=60, what="the drift annotations to go")
+        except HarnessError as exc:
+            status = get_app(loop).get("status") or {}
+            seen = {k: status.get(k) for k in ("sync", "resources", "operationState", "history")}
+            raise AssertionError(f"{exc}: {drift_annotations(loop)} {json.dumps(seen)[:3000]}") from exc
         wait_until(lambda: events(loop, "DriftResolved") or None, timeout=60, what="the DriftResolved Event")
         wait_until(lambda: alerts(loop, RECONCILED) or None, timeout=180, what=f"the {RECONCILED} recovery")
         time.sleep(35)
