@@ -64,7 +64,8 @@ def synced_by(loop: Loop, by: str) -> dict[str, Any] | None:
 
 
 def drift_annotations(loop: Loop) -> dict[str, str]:
-    return {k: v for k, v in ((get_app(loop).get("metadata") or {}).get("annotations") or {}).items() if "drift-" in k}
+    ours = (Annotation.DRIFT_SINCE, Annotation.DRIFT_DEADLINE, Annotation.DRIFT_ATTRIBUTION)
+    return {k: v for k, v in ((get_app(loop).get("metadata") or {}).get("annotations") or {}).items() if k in ours}
 
 
 def events(loop: Loop, reason: str) -> list[dict[str, Any]]:
