@@ -1,7 +1,8 @@
 """Who changed which fields of one live object after Argo CD's last sync, from what to what.
 
 A field counts when a manager other than Argo CD's owns it through an entry whose ``time`` is after the
-last sync finished (every entry of such a manager when no sync time is known). The API server records no
+last sync finished, or in its second, as both keep whole seconds (every entry of such a manager when no
+sync time is known). The API server records no
 ``time`` for writes through the ``scale`` subresource: such a field counts when its live value differs
 from the one Argo CD applied, and its line says the time was not recorded. Fields written through
 the ``status`` subresource, and bookkeeping fields controllers write, are not desired state and never
@@ -127,7 +128,8 @@ def _counts(entry: Managed, since: datetime | None) -> bool | None:
         return False
     if since is None:
         return True
-    return None if entry.time is None else entry.time > since
+    # managedFields and finishedAt keep whole seconds: a change in the second the sync finished counts
+    return None if entry.time is None else entry.time >= since.replace(microsecond=0)
 
 
 def _differs(obj: Mapping[str, Any], applied: Mapping[str, Any] | None, path: Path) -> bool:

@@ -49,6 +49,9 @@ class AppDrift:
     #: where Argo CD's controller (and the cluster Secrets) live, when the status says
     controller_namespace: str = ""
     uid: str = ""
+    #: when Argo CD last compared the live state (``status.reconciledAt``): a new comparison may see a
+    #: new change
+    reconciled_at: str = ""
 
     @property
     def state(self) -> str:
@@ -146,6 +149,7 @@ def read_app(raw: Mapping[str, Any]) -> AppDrift:
         dest_name=_str(_map(spec.get("destination")).get("name")),
         controller_namespace=_str(status.get("controllerNamespace")),
         uid=_str(meta.get("uid")),
+        reconciled_at=_str(status.get("reconciledAt")),
     )
 
 

@@ -12,8 +12,9 @@ the catalog's ``on-drift-unreconciled`` reads it. On its start the leader reads 
 (bounded, ``reader.py``) and publishes: the annotations, Event ``DriftDetected`` on the Application, one
 signed message to the receiver, the metrics. A cluster that cannot be read gives "not attributed:
 <reason>". Objects read whole that nobody but Argo CD changed after the sync mean the desired state
-moved without a new revision (parameters, plugin env, the Application's spec): no episode, and the
-same state is not read again. With self-heal on, Argo CD may heal before the objects are read; then
+moved without a new revision (parameters, plugin env, the Application's spec), or Argo CD's status
+was not yet up to date (right after a sync): no episode, and the objects are read again at Argo CD's next
+comparison (``status.reconciledAt``), not before. With self-heal on, Argo CD may heal before the objects are read; then
 the episode is published all the same, saying so.
 """
 
@@ -144,6 +145,8 @@ class DriftWatch:
         self.apps[key] = app
         if before is None or self._pending(before) != self._pending(app):
             self._mark([key])
+        elif key in self._quiet and self._quiet[key] != self._signature(app):
+            self._mark([key])  # Argo CD compared again: a change may have come since the last look
 
     def _deleted(self, obj: dict[str, Any]) -> None:
         self.apps.pop(self._key(obj), None)
@@ -151,7 +154,7 @@ class DriftWatch:
 
     @staticmethod
     def _signature(app: AppDrift) -> tuple[object, ...]:
-        return (app.synced_revision, app.synced_at, app.out_of_sync)
+        return (app.synced_revision, app.synced_at, app.out_of_sync, app.reconciled_at)
 
     def _pending(self, app: AppDrift) -> tuple[str, bool]:
         return app.state, _published(app) is not None
@@ -169,7 +172,10 @@ class DriftWatch:
             return True
         published = _published(app)
         if app.state == NONE:
-            return await self.outputs.resolved(app) if published is not None else True
+            if published is None:
+                return True
+            log.info("drift watch: %s is Synced again: the drift episode since %s ends", key, published.isoformat())
+            return await self.outputs.resolved(app)
         if app.state != LIVE or published is not None:
             return True  # a revision to sync starts nothing; a published episode is told once
         if self._quiet.get(key) == self._signature(app):
@@ -186,9 +192,7 @@ class DriftWatch:
             # every object read, nobody but Argo CD changed it: the desired state moved without a new
             # revision (parameters, plugin env, the Application's spec), not a manual change
             self._quiet[key] = self._signature(app)
-            log.info(
-                "drift watch: %s/%s is OutOfSync with no field changed by anyone but Argo CD", app.namespace, app.name
-            )
+            log.info("drift watch: %s is OutOfSync, no field changed by anyone but Argo CD: no drift episode", key)
             return True
         note = SELF_HEAL_NOTE if app.self_heal and not report.attributed else ""
         done = await self.outputs.detected(app, report, episode, note)

@@ -19,7 +19,7 @@ import pytest
 from argocd_lifecycle.model import Annotation
 from tests.harness import argocd
 from tests.harness.loop import APPS, Loop, record
-from tests.harness.procs import wait_until
+from tests.harness.procs import HarnessError, wait_until
 from tests.harness.services import WEBHOOK_SERVICE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -64,7 +64,8 @@ def synced_by(loop: Loop, by: str) -> dict[str, Any] | None:
 
 
 def drift_annotations(loop: Loop) -> dict[str, str]:
-    return {k: v for k, v in ((get_app(loop).get("metadata") or {}).get("annotations") or {}).items() if "drift-" in k}
+    ours = (Annotation.DRIFT_SINCE, Annotation.DRIFT_DEADLINE, Annotation.DRIFT_ATTRIBUTION)
+    return {k: v for k, v in ((get_app(loop).get("metadata") or {}).get("annotations") or {}).items() if k in ours}
 
 
 def events(loop: Loop, reason: str) -> list[dict[str, Any]]:
@@ -107,7 +108,9 @@ def test_drift_is_explained_then_alerted_once_then_recovered_once(loop: Loop, ti
             )  # fmt: skip
         assert resp.status_code == 200, resp.text[:300]
 
-        detected = wait_until(lambda: events(loop, "DriftDetected"), timeout=120, what="the DriftDetected Event")
+        detected = wait_until(
+            lambda: events(loop, "DriftDetected") or None, timeout=120, what="the DriftDetected Event"
+        )
         record(timings, "edit_to_drift_event_s", time.monotonic() - edited)
         message = detected[0]["message"]
         assert "Deployment drift-shop/web" in message, message
@@ -131,8 +134,13 @@ def test_drift_is_explained_then_alerted_once_then_recovered_once(loop: Loop, ti
 
         sync(loop, "e2e-drift-heal")  # the change synced back (or committed and synced)
         wait_until(lambda: synced_by(loop, "e2e-drift-heal"), timeout=180, what=f"{NAME} to sync back")
-        wait_until(lambda: not drift_annotations(loop), timeout=60, what="the drift annotations to go")
-        wait_until(lambda: events(loop, "DriftResolved"), timeout=60, what="the DriftResolved Event")
+        try:
+            wait_until(lambda: not drift_annotations(loop), timeout=60, what="the drift annotations to go")
+        except HarnessError as exc:
+            status = get_app(loop).get("status") or {}
+            seen = {k: status.get(k) for k in ("sync", "resources", "operationState", "history")}
+            raise AssertionError(f"{exc}: {drift_annotations(loop)} {json.dumps(seen)[:3000]}") from exc
+        wait_until(lambda: events(loop, "DriftResolved") or None, timeout=60, what="the DriftResolved Event")
         wait_until(lambda: alerts(loop, RECONCILED) or None, timeout=180, what=f"the {RECONCILED} recovery")
         time.sleep(35)
         assert len(alerts(loop, RECONCILED)) == 1 and len(alerts(loop, UNRECONCILED)) == 1

@@ -72,6 +72,14 @@ def test_argocd_status_bookkeeping_and_changes_before_the_sync_do_not_count() ->
     assert managers == {"kubectl-edit", "kubectl"}
 
 
+def test_a_change_in_the_second_the_sync_finished_counts() -> None:
+    # managedFields and finishedAt keep whole seconds: an edit right after the sync shares its second
+    same_second = datetime(2026, 1, 2, 10, 32, 5, tzinfo=UTC)
+    assert {c.manager for c in attribute(_deployment(), DEPLOYMENT, same_second).changes} == {"kubectl-edit", "kubectl"}
+    later = datetime(2026, 1, 2, 10, 32, 6, tzinfo=UTC)
+    assert {c.manager for c in attribute(_deployment(), DEPLOYMENT, later).changes} == {"kubectl"}  # no time: value
+
+
 def test_an_apply_after_the_sync_counts() -> None:
     obj = _deployment()
     obj["metadata"]["managedFields"][5]["time"] = "2026-01-02T11:00:00Z"

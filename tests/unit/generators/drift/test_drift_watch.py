@@ -205,12 +205,16 @@ def test_objects_nobody_but_argocd_changed_start_no_episode_and_are_read_once() 
     watch._mark(["argocd/shop"])  # a resync
     _step(watch)
     assert outputs.detected_calls == [] and len(reader.asked) == 1
+    watch.consumer().upserted(copy.deepcopy(raw))  # the same status: not read again
+    _step(watch)
+    assert len(reader.asked) == 1
     later = copy.deepcopy(raw)
-    later["status"]["operationState"]["finishedAt"] = "2026-01-02T10:40:00Z"  # synced again, OutOfSync again
+    later["status"]["reconciledAt"] = "2026-01-02T10:40:00Z"  # Argo CD compared again (say, after an edit)
+    obj["metadata"]["managedFields"] = _objects()[DEPLOYMENT]["metadata"]["managedFields"]  # type: ignore[index]
     watch.consumer().upserted(later)
-    watch._mark(["argocd/shop"])
     _step(watch)
     assert len(reader.asked) == 2
+    assert len(outputs.detected_calls) == 1 and outputs.detected_calls[0][1].attributed
 
 
 def test_objects_per_episode_are_bounded() -> None:
