@@ -21,6 +21,8 @@ from .conftest import ROLLED_FROM, ROLLOUT_APPSET, TOKEN, LiveService
 
 EXAMPLE = REPO / "examples" / "applicationset.yaml"
 ROLLOUT_EXAMPLE = REPO / "examples" / "applicationset-rollout.yaml"
+#: the catalog's triggers: the example subscribes every one
+CATALOG_TRIGGERS = REPO / "notifications" / "catalog" / "triggers"
 DATA = Path(__file__).parent / "data"
 CONFIGMAP = "argocd-lifecycle-generator"
 
@@ -86,7 +88,9 @@ def test_example_applicationset_in_go_template_mode(
     annotations = staging["metadata"]["annotations"]
     # the example's subscriptions (one per catalog trigger) pass through the controller as written
     subscriptions = {k for k in annotations if k.startswith("notifications.argoproj.io/subscribe.")}
-    assert len(subscriptions) == 11 and all(annotations[k] == "" for k in subscriptions)
+    triggers = {path.name.removesuffix(".yaml.j2") for path in CATALOG_TRIGGERS.glob("*.yaml.j2")}
+    assert subscriptions == {f"notifications.argoproj.io/subscribe.{t}.argocd-lifecycle" for t in triggers}
+    assert all(annotations[k] == "" for k in subscriptions)
     assert {k: v for k, v in annotations.items() if k not in subscriptions} == {
         "argocd-lifecycle.io/cluster-phase": "Upgrading",
         "argocd-lifecycle.io/cluster-phase-since": "2025-03-01T08:30:00Z",
