@@ -9,14 +9,17 @@
 ARG DEBIAN_IMAGE=debian:bookworm-20250520-slim@sha256:90522eeb7e5923ee2b871c639059537b30521272f10ca86fdbbbb2b75a8c40cd
 ARG GO_IMAGE=golang:1.26.8-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d
 
-# --- tools: helm and kustomize from the Go module proxy, built as tools/build.sh builds them. Go builds
-#     are reproducible, so the binaries must have the pinned checksums; nothing of this stage ships ---
+# --- tools: helm and kustomize from the Go module proxy, and Argo CD's argocd-k8s-auth from our consumer
+#     module tools/go/argocd, built as tools/build.sh builds them. Go builds are reproducible, so the
+#     binaries must have the pinned checksums; nothing else of this stage ships ---
 FROM ${GO_IMAGE} AS tools
 ARG GO_VERSION=1.26.8
 ARG HELM_VERSION=v3.18.4
 ARG HELM_SHA256=d99de83ceb9dc4a5c251ca50990596cfad826538b193acad94cf04823caf40cc
 ARG KUSTOMIZE_VERSION=v5.7.0
 ARG KUSTOMIZE_SHA256=9fbe0b9ccc99ce2819cb4cfcbff0065e3a39ea87d1fc632f0d542f2538eb8d94
+ARG ARGOCD_K8S_AUTH_VERSION=v3.2.11
+ARG ARGOCD_K8S_AUTH_SHA256=b8ce8feb8a06ac8cfd36acba328788d2203a138d3e3eb6a0b0f8cde36b7ff64c
 ENV GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOBIN=/out
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN go version | grep -q " go${GO_VERSION} " \
@@ -25,6 +28,13 @@ RUN go version | grep -q " go${GO_VERSION} " \
  && go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" \
  && echo "${HELM_SHA256}  /out/helm" | sha256sum --check --strict \
  && echo "${KUSTOMIZE_SHA256}  /out/kustomize" | sha256sum --check --strict
+WORKDIR /src/argocd
+COPY tools/go/argocd/go.mod tools/go/argocd/go.sum ./
+COPY tools/go/argocd/cmd/argocd-k8s-auth ./cmd/argocd-k8s-auth
+# the flags of tools/build.sh's build_in_module, to the byte (the ldflags' trailing space is recorded too)
+RUN test "$(go list -m -f '{{.Version}}' github.com/argoproj/argo-cd/v3)" = "${ARGOCD_K8S_AUTH_VERSION}" \
+ && go build -trimpath -pgo=off -ldflags "-s -w " -o /out/argocd-k8s-auth ./cmd/argocd-k8s-auth \
+ && echo "${ARGOCD_K8S_AUTH_SHA256}  /out/argocd-k8s-auth" | sha256sum --check --strict
 
 # --- venv: the locked dependencies (hash-checked) and our wheel in a virtual environment of Debian's
 #     python3.11; pip, the build backend and binutils stay in this stage ---
@@ -60,7 +70,7 @@ RUN python3.11 -m venv --without-pip /build \
  && find ${VENV} -name '*.so*' -type f -exec strip --strip-unneeded {} + \
  && python3.11 -m compileall -q --invalidation-mode unchecked-hash ${VENV}/lib
 
-# --- final: Debian's python3.11 at the locked versions, the venv, the two tools, nothing else ---
+# --- final: Debian's python3.11 at the locked versions, the venv, the three tools, nothing else ---
 FROM ${DEBIAN_IMAGE}
 ARG VERSION=0.1.0
 ARG VENV=/opt/argocd-lifecycle
@@ -81,6 +91,8 @@ RUN groupadd --system --gid ${IMAGE_UID} argocd \
  && ln -sfn ${VENV}/lib/python3.11/site-packages/certifi/cacert.pem /etc/ssl/certs/ca-certificates.crt
 COPY --from=venv ${VENV} ${VENV}
 COPY --from=tools --chown=0:0 /out/helm /out/kustomize /usr/local/bin/
+# where the prober looks for exec credential plugins first (generators/fleet/exec_credentials.py)
+COPY --from=tools --chown=0:0 /out/argocd-k8s-auth /usr/local/libexec/argocd-lifecycle/
 # A read-only root file system in mind: every writable path is under /tmp (an emptyDir in the pods).
 ENV HOME=/tmp \
     XDG_CACHE_HOME=/tmp/.cache \

@@ -27,7 +27,7 @@ from argocd_lifecycle import base64_text
 from argocd_lifecycle.certs import CertificateError, canonical_bundle, earliest_expiry
 from argocd_lifecycle.errors import LifecycleError
 from argocd_lifecycle.kube.wire import KubeObject
-from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE
+from argocd_lifecycle.model import CLUSTER_SECRET_LABEL, CLUSTER_SECRET_LABEL_VALUE, IN_CLUSTER_NAME, IN_CLUSTER_SERVER
 
 #: a cluster name, like a Kubernetes object name: ApplicationSet templates stamp it into names and labels
 MAX_NAME = 253
@@ -141,6 +141,21 @@ class ClusterSecret:
     credentials: Credentials = field(default_factory=Credentials)
     #: earliest expiry of the CA and the client certificate
     certificate_expires_at: datetime | None = None
+    #: Argo CD's implicit in-cluster entry: no Secret stands behind it (nothing to annotate, no Event)
+    implicit: bool = False
+
+
+#: the inventory's key for the implicit in-cluster entry: no Secret can have this name (not DNS)
+IMPLICIT_IN_CLUSTER = "(in-cluster)"
+
+
+def implicit_in_cluster(namespace: str) -> ClusterSecret:
+    """Argo CD's ``in-cluster`` entry, which exists without a Secret: the management cluster, reached
+    with the pod's own ServiceAccount, without labels (so a label selector never selects it)."""
+    return ClusterSecret(
+        secret_name=IMPLICIT_IN_CLUSTER, namespace=namespace, name=IN_CLUSTER_NAME, server=IN_CLUSTER_SERVER,
+        implicit=True,
+    )  # fmt: skip
 
 
 def is_cluster_secret(obj: SecretWire) -> bool:

@@ -26,6 +26,7 @@ from argocd_lifecycle.generators.fleet.directory import Directory
 from argocd_lifecycle.generators.fleet.engine import FleetEngine, Outputs
 from argocd_lifecycle.generators.fleet.file_source import FileSource
 from argocd_lifecycle.generators.fleet.held import HeldReporter
+from argocd_lifecycle.generators.fleet.in_cluster import in_cluster_enabled
 from argocd_lifecycle.generators.fleet.inventory import Inventory
 from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
@@ -64,6 +65,11 @@ class Fleet:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     #: the watches readiness depends on beside the Secrets and Applications (the CAPI source's)
     watches: Watches | None = None
+
+    def start_watches(self) -> None:
+        """The Applications and ApplicationSets watches, once everything that consumes them is attached."""
+        for source in (*self.applications.values(), *self.appsets.values()):
+            source.start()
 
     async def aclose(self) -> None:
         for source in (self.source, *self.applications.values(), *self.appsets.values()):
@@ -106,6 +112,9 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     state: StateFile | None = None
     if settings.clusters_from is None:
         kube = await asyncio.to_thread(connect, KubeSettings(settings.kubeconfig, settings.context))
+        if settings.in_cluster and await asyncio.to_thread(in_cluster_enabled, kube, settings.namespace):
+            settings.probing.in_cluster.check()
+            inventory.in_cluster = True
     else:
         state = StateFile(settings.state_file or default_path(settings.clusters_from))
     leader: LeaderElector | None = None
@@ -120,12 +129,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
             settings.receiver_url, settings.receiver_secret, external_secret=settings.receiver_external_secret
         )
     directory = Directory(Departures(state))
-    watched = settings.namespaces
-    kube_baseline: KubeBaseline | None = None
-    if kube is not None:
-        applications = ApplicationIndex(directory.identify, home=watched.home, scopes=watched.scopes)
-        applications.read = reader(kube)
-        kube_baseline = KubeBaseline(applications, AppSetIndex(watched))
+    kube_baseline = _kube_baseline(kube, directory, settings) if kube is not None else None
     outputs = _outputs(settings, kube, state, is_leader, notifier)
     baseline = _baseline(kube_baseline, state)
     engine = FleetEngine(
@@ -153,8 +157,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         _watch_tenants(fleet, kube, kube_baseline, settings, loop)
         registry = REGISTRY if metrics is None or metrics.registry is None else metrics.registry
         _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
-        for source in (*fleet.applications.values(), *fleet.appsets.values()):
-            source.start()
+        fleet.start_watches()
         fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
         fleet.source.start()
     else:
@@ -166,6 +169,14 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     if leader is not None:
         leader.start(engine.set_leader)
     return fleet
+
+
+def _kube_baseline(kube: Kube, directory: Directory, settings: ServeSettings) -> KubeBaseline:
+    """The ApplicationSets and Applications of every watched namespace (their watches made apart)."""
+    watched = settings.namespaces
+    applications = ApplicationIndex(directory.identify, home=watched.home, scopes=watched.scopes)
+    applications.read = reader(kube)
+    return KubeBaseline(applications, AppSetIndex(watched))
 
 
 def _baseline(kube: KubeBaseline | None, state: StateFile | None) -> KubeBaseline | RememberedAnswers:

@@ -46,6 +46,9 @@ class ServeSettings:
     more_listen: tuple[tuple[str, int], ...] = ()
     #: signs the held answers' external events (the receiver's external secret); b"": not posted
     receiver_external_secret: bytes = field(default=b"", repr=False)
+    #: ``--in-cluster``: list Argo CD's implicit in-cluster entry (as argocd-cm allows), probed with the
+    #: pod's own ServiceAccount
+    in_cluster: bool = False
     #: ``--application-namespace``: where ApplicationSets and Applications are watched beside ``namespace``
     #: (None: the Argo CD namespace alone)
     watched: Namespaces | None = None

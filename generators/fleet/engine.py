@@ -317,6 +317,7 @@ class FleetEngine:
             nodes=state.nodes,
             nodes_ready=state.nodes_ready,
             certificate_expires_at=secret.certificate_expires_at,
+            implicit=secret.implicit,
         )
         self.departures.returned(shown.server)  # registered again
         before = self.directory.get(secret.secret_name)

@@ -15,8 +15,12 @@ from dataclasses import dataclass
 
 from argocd_lifecycle.cluster_secrets import Credentials
 from argocd_lifecycle.errors import UsageError
+from argocd_lifecycle.kube.client import Kube, KubeError
 
 SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+#: Argo CD's settings ConfigMap and the key that turns its implicit in-cluster entry off
+ARGOCD_CM = "argocd-cm"
+IN_CLUSTER_ENABLED = "cluster.inClusterEnabled"
 #: client-go's cached file token source rereads the token this often (seconds)
 TOKEN_REREAD = 60.0
 _MAX_FILE = 1024 * 1024
@@ -45,6 +49,12 @@ class InCluster:
             )
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"https://{host}:{self.port}"
+
+    def check(self) -> None:
+        """At start-up: the address, CA and token a probe of the in-cluster entry needs are there."""
+        self.server()
+        self.credentials()
+        PodToken(self).get()
 
     def credentials(self) -> Credentials:
         return Credentials(ca_pem=self.read("ca.crt"))
@@ -80,3 +90,23 @@ class PodToken:
                 raise InClusterError("in-cluster: the ServiceAccount's token is empty or not a header value")
             self._token, self._read_at = text, now
         return self._token
+
+
+def in_cluster_enabled(kube: Kube, namespace: str) -> bool:
+    """Argo CD's ``cluster.inClusterEnabled`` in argocd-cm, read at start-up: on unless it is ``"false"``
+    (Argo CD's own reading; no argocd-cm is its default, on). A ConfigMap that cannot be read is an error:
+    listing the management cluster, or not, on a guess would be answering as if all were well."""
+    try:
+        found = kube.call(
+            f"read ConfigMap {namespace}/{ARGOCD_CM}", kube.core.read_namespaced_config_map, ARGOCD_CM, namespace
+        )
+    except KubeError as exc:
+        if exc.status == 404:
+            return True
+        raise InClusterError(
+            f"--in-cluster: {exc.message} (the chart's generator Role grants get on ConfigMap {ARGOCD_CM}; "
+            "or run with --no-in-cluster)"
+        ) from exc
+    data = found.get("data") if isinstance(found, dict) else None
+    value = data.get(IN_CLUSTER_ENABLED) if isinstance(data, dict) else None
+    return value != "false"

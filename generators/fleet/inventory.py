@@ -8,6 +8,11 @@ Applications) and is reported as invalid until it is fixed or deleted.
 No object can stop a listing: whatever parsing one Secret raises (ours or not) makes that Secret
 invalid, and whatever a listener raises is logged, so a full listing always ends with the inventory
 listed. One bad Secret once kept ``synced`` false (every ApplicationSet answered 503) until a relist.
+
+With ``in_cluster`` (Argo CD's ``cluster.inClusterEnabled``, on unless argocd-cm says ``"false"``) the
+inventory also holds Argo CD's implicit ``in-cluster`` entry whenever no Secret names
+``https://kubernetes.default.svc``, as Argo CD lists it: a Secret for that server takes its place. It is
+added only once the Secrets are listed, so a Secret for it is never mistaken for its departure.
 """
 
 from __future__ import annotations
@@ -20,12 +25,15 @@ from enum import StrEnum
 
 from argocd_lifecycle.bugs import describe
 from argocd_lifecycle.cluster_secrets import (
+    IMPLICIT_IN_CLUSTER,
     ClusterSecret,
     InvalidClusterSecret,
     SecretWire,
+    implicit_in_cluster,
     is_cluster_secret,
     parse_secret,
 )
+from argocd_lifecycle.model import IN_CLUSTER_SERVER
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +58,10 @@ class Change:
 class Inventory:
     """Parsed cluster Secrets by Secret name, plus the sync state the service needs (FleetView)."""
 
-    def __init__(self, default_namespace: str = "") -> None:
+    def __init__(self, default_namespace: str = "", *, in_cluster: bool = False) -> None:
         self.default_namespace = default_namespace
+        #: list Argo CD's implicit in-cluster entry while no Secret names its server
+        self.in_cluster = in_cluster
         self.secrets: dict[str, ClusterSecret] = {}
         self.invalid: dict[str, str] = {}
         self._versions: dict[str, str] = {}
@@ -90,6 +100,8 @@ class Inventory:
         meta = obj.get("metadata")
         meta = meta if isinstance(meta, Mapping) else {}
         name = str(meta.get("name") or "")
+        if name == IMPLICIT_IN_CLUSTER:
+            return  # not a Secret name (only a file source could spell it): the implicit entry's key
         if not is_cluster_secret(obj):
             if name in self.secrets or name in self.invalid:
                 self.delete(name)  # the label was removed: no longer a cluster
@@ -114,6 +126,7 @@ class Inventory:
         if self.secrets.get(name) == secret:
             return
         self.secrets[name] = secret
+        self._implicit()  # first: a Secret for the in-cluster server replaces the implicit entry
         self._emit(Change(ChangeKind.UPSERT, name, secret))
 
     def _invalid(self, name: str, problem: str, namespace: str, uid: str) -> None:
@@ -128,6 +141,21 @@ class Inventory:
         secret = self.secrets.pop(name, None)
         if secret is not None or was_invalid:
             self._emit(Change(ChangeKind.DELETE, name, secret))
+        self._implicit()
+
+    def _implicit(self) -> None:
+        """Add or drop the implicit in-cluster entry as the listed Secrets require (see the module doc)."""
+        if not self.in_cluster or not self._listed:
+            return
+        declared = any(s.server == IN_CLUSTER_SERVER for k, s in self.secrets.items() if k != IMPLICIT_IN_CLUSTER)
+        held = self.secrets.get(IMPLICIT_IN_CLUSTER)
+        if declared and held is not None:
+            del self.secrets[IMPLICIT_IN_CLUSTER]
+            self._emit(Change(ChangeKind.DELETE, IMPLICIT_IN_CLUSTER, held))
+        elif not declared and held is None:
+            entry = implicit_in_cluster(self.default_namespace)
+            self.secrets[IMPLICIT_IN_CLUSTER] = entry
+            self._emit(Change(ChangeKind.UPSERT, IMPLICIT_IN_CLUSTER, entry))
 
     def replace_all(self, objs: Iterable[tuple[SecretWire, str]]) -> None:
         """A full listing ``(object, where)``: apply it and drop whatever it no longer holds."""
@@ -136,7 +164,7 @@ class Inventory:
             self.apply(obj, where=where)
             meta = obj.get("metadata")
             seen.add(str((meta if isinstance(meta, Mapping) else {}).get("name") or ""))
-        for name in sorted((set(self.secrets) | set(self.invalid)) - seen):
+        for name in sorted((set(self.secrets) | set(self.invalid)) - seen - {IMPLICIT_IN_CLUSTER}):
             self.delete(name)
         # Listed only once every object is taken in, which nothing an object holds can stop (apply
         # turns any failure into that Secret's problem). Not in a ``finally``: were a bug to end the
@@ -144,3 +172,4 @@ class Inventory:
         # the list/watch reports such a failure as a broken watch instead, and lists again.
         self._listed = True
         self.mark_healthy()
+        self._implicit()

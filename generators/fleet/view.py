@@ -49,6 +49,8 @@ class ClusterState:
     nodes: int = 0
     nodes_ready: int = 0
     certificate_expires_at: datetime | None = None
+    #: Argo CD's implicit in-cluster entry (no Secret): only an input without a label selector lists it
+    implicit: bool = False
 
 
 class FleetView(Protocol):

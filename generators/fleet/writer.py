@@ -89,6 +89,8 @@ class KubeWriter:
     async def write_phase(self, secret: ClusterSecret, state: Tracked) -> bool:
         if not self._allowed():
             return True  # not ours to write: nothing to retry
+        if secret.implicit:
+            return True  # no Secret to hold it: the leader keeps the implicit in-cluster phase in memory
         try:
             await asyncio.to_thread(
                 self.kube.annotate_secret, secret.namespace, secret.secret_name, phase_annotations(state)
@@ -99,6 +101,9 @@ class KubeWriter:
         return True
 
     async def event(self, secret: ClusterSecret, event: LifecycleEvent, when: datetime) -> None:
+        if secret.implicit:  # no Secret to attach an Event to: the log (and the receiver) carry it
+            await LogWriter().event(secret, event, when)
+            return
         kind = "Warning" if event.warning else "Normal"
         spec = EventSpec(secret.namespace, secret.secret_name, secret.uid, event.reason.value, event.message, kind)
         await self._event(spec, when)

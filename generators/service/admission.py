@@ -3,7 +3,9 @@
 The readiness gate comes first (``readyOnly``, on by default): a cluster is admitted only once it has
 passed it, and then stays through Degraded and Unreachable, so a cluster that blinks never loses its
 Applications. It leaves when its Secret is deleted or, with ``dropDecommissioned``, while it is being
-decommissioned. The input's name, phase, label and version filters narrow the answer further.
+decommissioned. The input's name, phase, label and version filters narrow the answer further. Argo CD's
+implicit in-cluster entry (no Secret, so no labels) is listed only for an input without a label selector,
+as Argo CD's Cluster generator lists it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ def admitted(cluster: ClusterState, wanted: GeneratorInput) -> bool:
     if wanted.names and cluster.name not in wanted.names:
         return False
     if wanted.phases and cluster.phase not in wanted.phases:
+        return False
+    if cluster.implicit and wanted.selector.requirements:
         return False
     return wanted.selector.matches(cluster.labels) and _in_version_range(cluster, wanted)
 

@@ -6,7 +6,8 @@
 #            standard library precompiled                                       cached, keyed by its inputs
 #   layer 2  Python dependencies of requirements/image.txt, hash-checked, installed by pip inside the
 #            image's own root, precompiled                                      cached, keyed by its inputs
-#   layer 3  helm and kustomize from `make tools`, checked against tools/image/versions.env
+#   layer 3  helm and kustomize from `make tools`, and Argo CD's argocd-k8s-auth (the prober's exec
+#            credential helper), checked against tools/image/versions.env
 #   layer 4  our wheel, /etc/passwd and /etc/group (uid/gid 999), the CA bundle link
 #
 # Reproducible: every timestamp is SOURCE_DATE_EPOCH (default: the commit time of HEAD), files are
@@ -69,20 +70,26 @@ else
   log "Python dependencies from the cache ($deps)"
 fi
 
-# --- layer 3: helm and kustomize, the very builds the tests use ---
+# --- layer 3: helm, kustomize and argocd-k8s-auth, the very builds the tests use ---
 tools_bin="$("$repo/tools/build.sh" --path)"
-mkdir -p "$work/tools/usr/local/bin"
-for tool in helm kustomize; do
-  upper=${tool^^}
-  want_version=${upper}_VERSION want_sha=${upper}_SHA256
+# pinned TOOL DEST: the tests' build of TOOL, checked against its pin, installed at DEST in the layer
+pinned() {
+  local tool=$1 dest=$2 upper
+  upper=${tool^^}; upper=${upper//-/_}
+  local want_version=${upper}_VERSION want_sha=${upper}_SHA256
   [ -x "$tools_bin/$tool" ] || die "$tool is missing from $tools_bin: run make tools"
-  sha=$(sha256sum "$tools_bin/$tool" | cut -d' ' -f1)
+  local sha; sha=$(sha256sum "$tools_bin/$tool" | cut -d' ' -f1)
   [ "$sha" = "${!want_sha}" ] || die "$tools_bin/$tool is not the pinned $tool ${!want_version}: sha256 $sha," \
     "tools/image/versions.env says ${!want_sha} (Go $GO_VERSION, flags of tools/build.sh)"
-  install -m 0755 "$tools_bin/$tool" "$work/tools/usr/local/bin/$tool"
-done
+  install -m 0755 "$tools_bin/$tool" "$work/tools/$dest"
+}
+install -d -m 0755 "$work/tools/usr/local/bin" "$work/tools/usr/local/libexec" "$work/tools/usr/local/libexec/argocd-lifecycle"
+pinned helm usr/local/bin/helm
+pinned kustomize usr/local/bin/kustomize
+pinned argocd-k8s-auth usr/local/libexec/argocd-lifecycle/argocd-k8s-auth
 chown -R 0:0 "$work/tools"
-layer_tar "$SOURCE_DATE_EPOCH" "$work/tools" "$work/tools.tar" usr/local/bin/helm usr/local/bin/kustomize
+# usr/local/libexec is new (the folders with it), usr/local/bin is the base layer's
+layer_tar "$SOURCE_DATE_EPOCH" "$work/tools" "$work/tools.tar" usr/local/bin/helm usr/local/bin/kustomize usr/local/libexec
 
 # --- layer 4: our wheel and the user ---
 log "building the argocd-lifecycle $version wheel"
@@ -98,7 +105,7 @@ add_layer() {
 }
 add_layer "$base" "Debian $DEBIAN_SUITE: $PYTHON and its libraries (tools/image/debian.lock)"
 add_layer "$deps" "Python dependencies (requirements/image.txt, hash-checked)"
-add_layer "$work/tools.tar" "helm $HELM_VERSION, kustomize $KUSTOMIZE_VERSION"
+add_layer "$work/tools.tar" "helm $HELM_VERSION, kustomize $KUSTOMIZE_VERSION, argocd-k8s-auth $ARGOCD_K8S_AUTH_VERSION"
 add_layer "$work/app.tar" "argocd-lifecycle $version, user $IMAGE_UID:$IMAGE_UID"
 config=(
   --created "$created" --author "argocd-lifecycle" --architecture amd64 --os linux

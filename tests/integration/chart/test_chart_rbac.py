@@ -21,6 +21,8 @@ GENERATOR_RULES = [
         "verbs": ["get", "update"],
     },
     {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
+    # generator.inCluster (on by default): argocd-cm's cluster.inClusterEnabled, read at start-up
+    {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["argocd-cm"], "verbs": ["get"]},
     {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch"]},
 ]
 TENANT_RULES = [

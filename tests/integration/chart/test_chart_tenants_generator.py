@@ -36,6 +36,7 @@ def _args(token_file: Path, kubeconfig: Path, port: int) -> list[str]:
     args = list(one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"])
     first = args.index("--listen")
     del args[first : first + 4]  # the pod's IP and loopback: one loopback port here
+    args.remove("--in-cluster")  # not in a pod: no KUBERNETES_SERVICE_HOST to probe the management cluster by
     for flag, value in (("--token-file", str(token_file)), ("--identity", "pod-t"), ("--probe-interval", "1s"),
                         ("--ready-after", "1")):  # fmt: skip
         args[args.index(flag) + 1] = value

@@ -98,7 +98,18 @@ def test_three_stages_from_pinned_digests() -> None:
     assert args["GO_IMAGE"].startswith(f"golang:{PINS['GO_VERSION']}-")
 
 
-@pytest.mark.parametrize("name", ["GO_VERSION", "HELM_VERSION", "HELM_SHA256", "KUSTOMIZE_VERSION", "KUSTOMIZE_SHA256"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GO_VERSION",
+        "HELM_VERSION",
+        "HELM_SHA256",
+        "KUSTOMIZE_VERSION",
+        "KUSTOMIZE_SHA256",
+        "ARGOCD_K8S_AUTH_VERSION",
+        "ARGOCD_K8S_AUTH_SHA256",
+    ],
+)
 def test_tool_pins_agree(name: str) -> None:
     assert arg_defaults()[name] == PINS[name]
     tools_stage = " ".join(instructions(stages()[0], "RUN"))
@@ -107,10 +118,10 @@ def test_tool_pins_agree(name: str) -> None:
 
 def test_tools_are_checked_after_the_build() -> None:
     run = " ".join(instructions(stages()[0], "RUN"))
-    for tool in ("HELM", "KUSTOMIZE"):
-        check = f'echo "${{{tool}_SHA256}}  /out/{tool.lower()}" | sha256sum --check --strict'
+    for tool in ("HELM", "KUSTOMIZE", "ARGOCD_K8S_AUTH"):
+        check = f'echo "${{{tool}_SHA256}}  /out/{tool.lower().replace("_", "-")}" | sha256sum --check --strict'
         assert check in run
-        assert run.index("go install") < run.index(check)
+        assert run.index("go install" if tool != "ARGOCD_K8S_AUTH" else "go build") < run.index(check)
 
 
 def test_helm_is_built_with_the_flags_of_tools_build_sh() -> None:
@@ -125,8 +136,32 @@ def test_helm_is_built_with_the_flags_of_tools_build_sh() -> None:
     }
     run = " ".join(instructions(stages()[0], "RUN"))
     assert dict(re.findall(r"-X (helm\.sh/\S+?)=([^\s\"]+)", run)) == expected
-    assert run.count("-trimpath") == 2 and run.count('-ldflags "-s -w') == 2
+    assert run.count("-trimpath") == 3 and run.count('-ldflags "-s -w') == 3
     assert "CGO_ENABLED=0" in " ".join(instructions(stages()[0], "ENV"))
+
+
+def test_argocd_k8s_auth_is_built_as_tools_build_sh_builds_it() -> None:
+    """build_in_module's flags, to the byte (Go records -ldflags in the binary), in our consumer module of the
+    oldest Argo CD release, whose go.mod requires the pinned version."""
+    build = (REPO / "tools" / "build.sh").read_text()
+    body = build[build.index("build_in_module() {") :].split("\n}")[0]
+    assert "args=(-v -trimpath -pgo=off)" in body and '-ldflags "-s -w $ldflags"' in body
+    assert 'build_in_module argocd-k8s-auth "$release" argocd ./cmd/argocd-k8s-auth\n' in build  # no ldflags
+    run = " ".join(instructions(stages()[0], "RUN"))
+    assert 'go build -trimpath -pgo=off -ldflags "-s -w " -o /out/argocd-k8s-auth ./cmd/argocd-k8s-auth' in run
+    rows = [
+        line.split()
+        for line in (REPO / "tools" / "go" / "argocd" / "versions.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    oldest = next(row for row in rows if row[2] == "argocd")
+    assert oldest[1] == PINS["ARGOCD_K8S_AUTH_VERSION"] and oldest[3] == "local"
+    go_mod = (REPO / "tools" / "go" / "argocd" / "go.mod").read_text()
+    assert re.search(rf"^\s+github\.com/argoproj/argo-cd/v3 {re.escape(oldest[1])}$", go_mod, re.M)
+    copies = " ".join(instructions(stages()[0], "COPY"))
+    assert "tools/go/argocd/go.mod tools/go/argocd/go.sum" in copies and "tools/go/argocd/cmd/argocd-k8s-auth" in copies
+    final = " ".join(instructions(stages()[-1], "COPY"))
+    assert "/out/argocd-k8s-auth /usr/local/libexec/argocd-lifecycle/" in final
 
 
 def test_same_helm_and_kustomize_versions_as_the_tests_use() -> None:
@@ -197,10 +232,19 @@ def test_dockerignore_sends_only_what_builds_the_image() -> None:
     ]
     assert lines[0] == "*"
     allowed = {line[1:].rstrip("/") for line in lines if line.startswith("!")}
-    assert allowed == {"pyproject.toml", "README.md", "requirements", "tools/image/debian.lock", *SOURCE_FOLDERS}
+    k8s_auth = {"tools/go/argocd/go.mod", "tools/go/argocd/go.sum", "tools/go/argocd/cmd/argocd-k8s-auth"}
+    assert allowed == {
+        "pyproject.toml",
+        "README.md",
+        "requirements",
+        "tools/image/debian.lock",
+        *k8s_auth,
+        *SOURCE_FOLDERS,
+    }
     copied = set()
-    for copy in instructions(stages()[1], "COPY"):
-        copied |= set(copy.split()[:-1])
+    for stage in stages()[:2]:
+        for copy in instructions(stage, "COPY"):
+            copied |= set(copy.split()[:-1])
     assert copied | {"tools/image/debian.lock"} == allowed
 
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from argocd_lifecycle.cluster_secrets import IMPLICIT_IN_CLUSTER
+from argocd_lifecycle.generators.fleet.in_cluster import InCluster
 from argocd_lifecycle.kube.client import Kube, KubeSettings, connect
-from argocd_lifecycle.model import Annotation
+from argocd_lifecycle.model import IN_CLUSTER_NAME, IN_CLUSTER_SERVER, Annotation
 from tests.harness.kubeapi import Cluster, start_single
 from tests.harness.procs import HarnessError, Supervisor
 from tests.integration.generators.harness import by_name, eventually, phase_of, settings, started
@@ -139,3 +142,112 @@ def test_lifecycle_story_on_a_real_apiserver(management: Cluster, tmp_path: Path
             edge.stop()
 
     asyncio.run(story())
+
+
+#: what the generator's ServiceAccount needs for a probe of the management cluster (nodes for the facts)
+PROBER_ROLE = {
+    "apiVersion": "rbac.authorization.k8s.io/v1",
+    "kind": "ClusterRole",
+    "metadata": {"name": "in-cluster-prober"},
+    "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]}],
+}
+PROBER_BINDING = {
+    "apiVersion": "rbac.authorization.k8s.io/v1",
+    "kind": "ClusterRoleBinding",
+    "metadata": {"name": "in-cluster-prober"},
+    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "in-cluster-prober"},
+    "subjects": [{"kind": "ServiceAccount", "name": "argocd-lifecycle-generator", "namespace": "argocd"}],
+}
+
+
+def _mounted_service_account(management: Cluster, folder: Path) -> Path:
+    """What the kubelet mounts for the generator's pod: a real ServiceAccount token from the TokenRequest
+    API, the cluster's CA and the namespace."""
+    account = "/api/v1/namespaces/argocd/serviceaccounts"
+    with management.http() as http:
+        if http.get(f"{account}/argocd-lifecycle-generator").status_code == 404:
+            http.post(account, json={"metadata": {"name": "argocd-lifecycle-generator"}}).raise_for_status()
+            rbac = "/apis/rbac.authorization.k8s.io/v1"
+            http.post(f"{rbac}/clusterroles", json=PROBER_ROLE).raise_for_status()
+            http.post(f"{rbac}/clusterrolebindings", json=PROBER_BINDING).raise_for_status()
+        answer = http.post(
+            f"{account}/argocd-lifecycle-generator/token",
+            json={
+                "apiVersion": "authentication.k8s.io/v1",
+                "kind": "TokenRequest",
+                "spec": {"expirationSeconds": 3600},
+            },
+        )
+        answer.raise_for_status()
+    folder.mkdir(parents=True)
+    (folder / "token").write_text(answer.json()["status"]["token"])
+    (folder / "ca.crt").write_bytes(management.ca.cert_pem)
+    (folder / "namespace").write_text("argocd")
+    return folder
+
+
+def _argocd_cm(management: Cluster, data: dict[str, str]) -> None:
+    path = "/api/v1/namespaces/argocd/configmaps"
+    with management.http() as http:
+        http.delete(f"{path}/argocd-cm")
+        body = {"metadata": {"name": "argocd-cm", "namespace": "argocd"}, "data": data}
+        http.post(path, json=body).raise_for_status()
+
+
+def test_the_implicit_in_cluster_entry_is_probed_with_the_pods_mounted_token(
+    management: Cluster, tmp_path: Path
+) -> None:
+    """Argo CD's in-cluster entry without a Secret, as `--in-cluster` lists it: probed with the pod's
+    ServiceAccount (a real token, the mounted CA, the address of KUBERNETES_SERVICE_HOST/PORT) to Ready
+    with the node facts its role allows; a token the server refuses is one auth error naming no token;
+    argocd-cm's `cluster.inClusterEnabled: "false"` leaves it out."""
+    account = _mounted_service_account(management, tmp_path / "serviceaccount")
+    where = InCluster("127.0.0.1", str(management.port), str(account))
+    base = settings(kubeconfig=management.kubeconfig, interval=0.2)
+    s = replace(base, in_cluster=True, probing=replace(base.probing, in_cluster=where))
+    _argocd_cm(management, {"url": "https://argocd.example"})
+
+    async def ready() -> None:
+        fleet, _ = await started(s)
+        try:
+            await eventually(lambda: phase_of(fleet, IN_CLUSTER_NAME) == "Ready", "in-cluster Ready", timeout=60)
+            local = by_name(fleet)[IN_CLUSTER_NAME]
+            assert (local.server, local.implicit, local.secret_name) == (IN_CLUSTER_SERVER, True, IMPLICIT_IN_CLUSTER)
+            assert local.git_version == "v1.34.2" and local.nodes_known and local.nodes == 0
+        finally:
+            await fleet.aclose()
+
+    asyncio.run(ready())
+
+    token = (account / "token").read_text()
+    (account / "token").write_text("not-a-token-the-server-signed")
+
+    async def refused() -> None:
+        fleet, registry = await started(s)
+        try:
+            await eventually(
+                lambda: registry.get_sample_value(
+                    "argocd_lifecycle_probe_errors_total", {"cluster": IN_CLUSTER_NAME, "reason": "auth"}
+                ),
+                "an auth probe error",
+                timeout=30,
+            )
+            assert phase_of(fleet, IN_CLUSTER_NAME) == "Pending"
+            assert "HTTP 401" in by_name(fleet)[IN_CLUSTER_NAME].message
+        finally:
+            await fleet.aclose()
+
+    asyncio.run(refused())
+    (account / "token").write_text(token)
+
+    _argocd_cm(management, {"cluster.inClusterEnabled": "false"})
+
+    async def disabled() -> None:
+        fleet, _ = await started(s)
+        try:
+            await eventually(fleet.engine.synced, "the Secrets listed", timeout=30)
+            assert IN_CLUSTER_NAME not in by_name(fleet) and IMPLICIT_IN_CLUSTER not in fleet.engine.inventory.secrets
+        finally:
+            await fleet.aclose()
+
+    asyncio.run(disabled())

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from datetime import UTC, datetime
 
+import pytest
+
+from argocd_lifecycle.cluster_secrets import implicit_in_cluster
 from argocd_lifecycle.generators.fleet.events import EventSpec
-from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, Tracked
-from argocd_lifecycle.generators.fleet.writer import phase_annotations
-from argocd_lifecycle.model import Annotation, Phase
+from argocd_lifecycle.generators.fleet.lifecycle import ADMITTED, LifecycleEvent, Tracked
+from argocd_lifecycle.generators.fleet.writer import KubeWriter, phase_annotations
+from argocd_lifecycle.model import Annotation, Phase, Reason
 
 SINCE = datetime(2026, 3, 1, 8, 30, tzinfo=UTC)
 
@@ -31,3 +36,21 @@ def test_event_object_name_is_stable_per_object_incarnation_and_reason() -> None
     assert a.object_name == EventSpec("argocd", "cluster-edge", "uid-1", "ClusterReady", "other").object_name
     assert a.object_name != EventSpec("argocd", "cluster-edge", "uid-2", "ClusterReady", "m").object_name
     assert a.object_name.startswith("cluster-edge.")
+
+
+def test_the_implicit_in_cluster_entry_writes_nothing_to_kubernetes(caplog: pytest.LogCaptureFixture) -> None:
+    """No Secret stands behind it: no annotation patch and no Event (which would name a Secret that does
+    not exist); the transition goes to the log, and the leader keeps the phase in memory."""
+
+    class NoKube:
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"Kubernetes was called: {name}")
+
+    writer = KubeWriter(NoKube(), lambda: True)  # type: ignore[arg-type]
+    entry = implicit_in_cluster("argocd")
+    state = Tracked(phase=Phase.READY, since=SINCE, ready=True)
+    event = LifecycleEvent(Reason.READY, "passed the readiness gate", Phase.PENDING, Phase.READY)
+    with caplog.at_level(logging.INFO):
+        assert asyncio.run(writer.write_phase(entry, state)) is True
+        asyncio.run(writer.event(entry, event, SINCE))
+    assert "cluster in-cluster: ClusterReady: passed the readiness gate" in caplog.text

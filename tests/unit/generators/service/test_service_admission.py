@@ -41,3 +41,21 @@ def test_version_bounds_compare_on_the_parts_they_name() -> None:
     unknown = cluster("fresh", version="")
     assert admitted(unknown, parse_parameters({})) is True
     assert admitted(unknown, parse_parameters({"minVersion": "1.20"})) is False
+
+
+def test_the_implicit_in_cluster_entry_only_without_a_label_selector() -> None:
+    """As Argo CD's Cluster generator: a local cluster has no Secret, so no labels to match; any selector
+    (even one a label-less cluster would match, such as NotIn or DoesNotExist) leaves it out."""
+    local = cluster("in-cluster", env=None, labels={}, implicit=True)
+    assert admitted(local, parse_parameters({})) is True
+    assert admitted(local, parse_parameters({"labelSelector": {}})) is True
+    assert admitted(local, parse_parameters({"labelSelector": {"matchLabels": {}}})) is True
+    for selector in (
+        {"matchLabels": {"env": "prod"}},
+        {"matchExpressions": [{"key": "env", "operator": "DoesNotExist"}]},
+        {"matchExpressions": [{"key": "region", "operator": "NotIn", "values": ["eu"]}]},
+    ):
+        assert admitted(local, parse_parameters({"labelSelector": selector})) is False, selector
+    declared = cluster("in-cluster", env=None, labels={})  # a Secret for it: its labels decide
+    assert admitted(declared, parse_parameters({"labelSelector": {"matchExpressions": [
+        {"key": "env", "operator": "DoesNotExist"}]}})) is True  # fmt: skip
