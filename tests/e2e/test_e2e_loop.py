@@ -1,5 +1,6 @@
 """Scenarios 1-4 of the end-to-end tier: one downstream cluster through its whole life, on real upstream
-components.
+components. The cluster Secret names an exec credential plugin (as a managed cluster's does), which the
+generator's prober and Argo CD's controllers both run.
 
 The tests run in file order on one session-wide loop (each step starts where the previous one left the
 cluster). Every wait has an explicit timeout; measured delays go to test-artifacts/e2e/timings.json.
@@ -7,6 +8,7 @@ cluster). Every wait has an explicit timeout; measured delays go to test-artifac
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import time
@@ -31,6 +33,7 @@ from tests.harness.loop import (
     record,
     synced,
 )
+from tests.harness.services import EXEC_PLUGIN
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -55,6 +58,10 @@ def test_1_registered_cluster_gets_its_application_after_the_readiness_gate(
     env = {e["name"]: e["value"] for e in app["spec"]["source"]["plugin"]["env"]}
     assert env["CLUSTER_NAME"] == CLUSTER_NAME and env["CLUSTER_PHASE"] == "Ready"
     assert automated_enabled(app) is True
+    # the cluster is reached only through its exec credential plugin (its Secret holds no client key)
+    config = json.loads(base64.b64decode(loop.secret()["data"]["config"]))  # type: ignore[index]
+    assert config["execProviderConfig"]["command"].endswith(EXEC_PLUGIN) and "keyData" not in config["tlsClientConfig"]
+    assert (loop.platform.scratch / "exec-plugins" / "runs.log").read_text().count("run") >= 1
 
 
 def test_2_legacy_manifests_render_through_the_cmp_and_sync(loop: Loop, timings: dict[str, float]) -> None:

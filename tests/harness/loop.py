@@ -15,7 +15,7 @@ import yaml
 from . import argocd, paths
 from .platform import Platform
 from .procs import wait_until
-from .services import WEBHOOK_SERVICE, Receiver, install_catalog, start_generator, start_receiver
+from .services import WEBHOOK_SERVICE, Receiver, exec_plugin, install_catalog, start_generator, start_receiver
 from .sink import Message, Sink
 
 APPS = Path(__file__).resolve().parents[1] / "e2e" / "apps"
@@ -78,7 +78,16 @@ class Loop:
         self.platform.mgmt.apply(self.applicationset())
 
     def register_cluster(self) -> None:
+        """The downstream cluster's Secret, reached through an exec credential plugin (as a managed
+        cluster's is): only its CA is static."""
         down = self.platform.downstream
+        tls = down.argocd_cluster_config()["tlsClientConfig"]
+        assert isinstance(tls, dict)
+        config = {
+            "execProviderConfig": {"command": str(exec_plugin(self.platform)),
+                                   "apiVersion": "client.authentication.k8s.io/v1"},
+            "tlsClientConfig": {"caData": tls["caData"]},
+        }  # fmt: skip
         self.platform.mgmt.apply({
             "apiVersion": "v1", "kind": "Secret",
             "metadata": {
@@ -86,7 +95,7 @@ class Loop:
                 "labels": {"argocd.argoproj.io/secret-type": "cluster", "env": "staging"},
             },
             "stringData": {
-                "name": CLUSTER_NAME, "server": down.server, "config": json.dumps(down.argocd_cluster_config()),
+                "name": CLUSTER_NAME, "server": down.server, "config": json.dumps(config),
             },
         })  # fmt: skip
 

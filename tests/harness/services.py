@@ -6,6 +6,7 @@ by the generator) to ``/lifecycle``, so a test can count each kind on its own.
 
 from __future__ import annotations
 
+import json
 import secrets
 import subprocess
 from dataclasses import dataclass, field
@@ -102,6 +103,34 @@ def install_catalog(platform: Platform, receiver: Receiver) -> None:
     })  # fmt: skip
 
 
+#: the exec credential plugin the loop's downstream cluster Secret names (allowed by name, run from its folder)
+EXEC_PLUGIN = "e2e-credential"
+
+
+def exec_plugin(platform: Platform) -> Path:
+    """An exec credential plugin for the downstream cluster, as a cloud's would be: it prints an
+    ExecCredential (v1) holding the downstream admin's client certificate, and notes each run. The
+    generator's prober and Argo CD's controllers both run it (client-go's exec protocol)."""
+    folder = platform.scratch / "exec-plugins"
+    folder.mkdir(exist_ok=True)
+    down = platform.downstream
+    tls = down.argocd_cluster_config()["tlsClientConfig"]
+    assert isinstance(tls, dict)
+    credential = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {
+            "clientCertificateData": down.admin.cert_pem.decode(),
+            "clientKeyData": down.admin.key_pem.decode(),
+        },
+    }
+    answer = _secret_file(folder / "credential.json", json.dumps(credential))
+    plugin = folder / EXEC_PLUGIN
+    plugin.write_text(f"#!/bin/sh\necho run >> {folder / 'runs.log'}\nexec cat {answer}\n")
+    plugin.chmod(0o700)
+    return plugin
+
+
 def start_generator(platform: Platform, receiver: Receiver | None) -> str:
     """`generator serve` against the management API, and the plugin ConfigMap + token Secret Argo CD reads."""
     folder = platform.scratch / "generator"
@@ -127,6 +156,7 @@ def start_generator(platform: Platform, receiver: Receiver | None) -> str:
         "--listen", f"127.0.0.1:{port}", "--token-file", str(token_file),
         "--probe-interval", "1s", "--probe-timeout", "2s", "--ready-after", "2", "--unreachable-after", "2",
         "--plugin-configmap", GENERATOR_NAME, "--no-leader-election", *capi.GENERATOR_FLAGS,
+        "--exec-allow", EXEC_PLUGIN, "--exec-plugin-dir", str(exec_plugin(platform).parent),
     ]  # fmt: skip
     if receiver is not None:
         argv += receiver.generator_flags()
