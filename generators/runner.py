@@ -73,6 +73,11 @@ class Fleet:
     #: the rollouts' watch of the Argo CD namespace's ApplicationSets (their annotations)
     rollout_appsets: ListWatch | None = None
 
+    def start_watches(self) -> None:
+        """The Applications and ApplicationSets watches, once everything that consumes them is attached."""
+        for source in (*self.applications.values(), *self.appsets.values()):
+            source.start()
+
     async def aclose(self) -> None:
         for source in (self.source, *self.applications.values(), *self.appsets.values(), self.rollout_appsets):
             if source is not None:
@@ -212,8 +217,7 @@ def _watch_management(
     _watch_tenants(fleet, kube, baseline, settings, loop)
     _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
     _with_drift_watch(fleet, kube, inventory, is_leader, settings, registry=registry)
-    for source in (*fleet.applications.values(), *fleet.appsets.values()):
-        source.start()
+    fleet.start_watches()
     fleet.source = KubeSource(kube, settings.namespace, inventory, loop)
     fleet.source.start()
 

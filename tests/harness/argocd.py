@@ -22,6 +22,8 @@ from .objects import Kube, load_documents
 from .procs import Process, Supervisor, free_port, wait_until
 
 NAMESPACE = "argocd"
+#: the tenants' namespaces: Argo CD is started with Applications and ApplicationSets allowed in them
+TENANTS = ("team-a", "team-b")
 PLUGIN_SOCKET = "argocd-lifecycle-v1.sock"
 
 
@@ -32,8 +34,10 @@ def tcp_open(port: int) -> bool:
 
 
 def install(kube: Kube, source: Path) -> None:
-    """CRDs, base config (labelled part-of: argocd), stock notifications cm/secret, AppProject default."""
-    kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+    """CRDs, base config (labelled part-of: argocd), stock notifications cm/secret, AppProject default
+    (its Applications may live in the tenants' namespaces too)."""
+    for namespace in (NAMESPACE, *TENANTS):
+        kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
     crds = [p for p in sorted((source / "manifests" / "crds").glob("*.yaml")) if p.name != "kustomization.yaml"]
     names = [kube.apply(doc)["metadata"]["name"] for doc in load_documents(crds)]
 
@@ -73,6 +77,7 @@ def install(kube: Kube, source: Path) -> None:
                 "sourceRepos": ["*"],
                 "destinations": [{"server": "*", "namespace": "*"}],
                 "clusterResourceWhitelist": [{"group": "*", "kind": "*"}],
+                "sourceNamespaces": list(TENANTS),
             },
         }
     )
@@ -162,6 +167,8 @@ def start_application_controller(sup: Supervisor, env: ArgoEnv, repo_server: str
         "metrics-port": str(metrics),
         "app-resync": str(resync),
         "app-resync-jitter": "0",
+        # Applications in any namespace (Argo CD's application.namespaces): the tenants' namespaces
+        "application-namespaces": ",".join(TENANTS),
         "status-processors": "2",
         "operation-processors": "2",
         "loglevel": "info",
@@ -178,6 +185,10 @@ def start_applicationset_controller(sup: Supervisor, env: ArgoEnv, repo_server: 
         "metrics-addr": f"127.0.0.1:{free_port()}",
         "probe-addr": f"127.0.0.1:{free_port()}",
         "webhook-addr": f"127.0.0.1:{free_port()}",
+        # ApplicationSets in any namespace (applicationsetcontroller.namespaces): its own and the tenants';
+        # more than one namespace needs the SCM providers off (or an allow-list)
+        "applicationset-namespaces": ",".join((NAMESPACE, *TENANTS)),
+        "enable-scm-providers=false": None,
         "loglevel": "info",
     }
     argv = [str(env.binary), *flags(options)]

@@ -241,6 +241,7 @@ def _generator_argv(platform: Platform, port: int, token_file: str, receiver: Re
         "--kubeconfig", str(platform.management.kubeconfig), "--namespace", argocd.NAMESPACE,
         "--listen", f"127.0.0.1:{port}", "--token-file", token_file,
         "--plugin-configmap", PLUGIN, *TIMINGS, *receiver.generator_flags(),
+        *(arg for tenant in argocd.TENANTS for arg in ("--application-namespace", tenant)),
     ]  # fmt: skip
 
 

@@ -33,6 +33,8 @@ def chart_args(token_file: Path, kubeconfig: Path, port: int) -> list[str]:
     # faster than in production so that the story takes seconds
     for flag, value in (("--probe-interval", "1s"), ("--ready-after", "1")):
         args[args.index(flag) + 1] = value
+    if "--in-cluster" in args:  # not in a pod: no KUBERNETES_SERVICE_HOST to probe the management cluster by
+        args.remove("--in-cluster")
     return [str(paths.our_cli()), *args, "--kubeconfig", str(kubeconfig)]
 
 

@@ -36,6 +36,7 @@ def _args(token_file: Path, kubeconfig: Path, port: int) -> list[str]:
     args = list(one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"])
     first = args.index("--listen")
     del args[first : first + 4]  # the pod's IP and loopback: one loopback port here
+    args.remove("--in-cluster")  # not in a pod: no KUBERNETES_SERVICE_HOST to probe the management cluster by
     for flag, value in (("--token-file", str(token_file)), ("--identity", "pod-t"), ("--probe-interval", "1s"),
                         ("--ready-after", "1")):  # fmt: skip
         args[args.index(flag) + 1] = value
@@ -75,7 +76,8 @@ def _objects(api: RealApi) -> None:
 def test_two_tenants_web_are_placed_by_their_input_and_guarded_apart(real_api: RealApi, tmp_path: Path) -> None:
     api = real_api
     api.admin.delete("coordination.k8s.io/v1", "Lease", "argocd-lifecycle-generator", NAMESPACE)
-    register_node(api.cluster.api_client(), "node-a")
+    if api.admin.get("v1", "Node", "node-t") is None:
+        register_node(api.cluster.api_client(), "node-t")
     _objects(api)
     token = "plugin-token-for-the-tenants-test"
     (tmp_path / "token").write_text(token)
@@ -97,7 +99,7 @@ def test_two_tenants_web_are_placed_by_their_input_and_guarded_apart(real_api: R
         def answered() -> httpx.Response | None:
             proc.check_alive()
             try:
-                response = ask(applicationSetNamespace="team-b")
+                response = ask(applicationSetNamespace="team-b", names=["self"])
             except httpx.TransportError:
                 return None
             return response if response.status_code == 200 and response.json()["output"]["parameters"] else None
@@ -123,7 +125,7 @@ def test_two_tenants_web_are_placed_by_their_input_and_guarded_apart(real_api: R
 
         wait_until(event, timeout=30, what="the MassDropHeld Event in team-a")
         assert not annotations("team-b").get(HELD_SINCE)
-        assert ask(applicationSetNamespace="team-b").status_code == 200
+        assert ask(applicationSetNamespace="team-b", names=["self"]).status_code == 200
         # the ready transition asked every watched ApplicationSet using the plugin ConfigMap to refresh
         for tenant in TENANTS:
             assert annotations(tenant).get(Annotation.APPSET_REFRESH) == "true", tenant

@@ -90,5 +90,5 @@ def test_no_secret_and_no_create_in_the_tenants_namespace(generator: httpx.Clien
     ):
         assert resp.status_code == 403, resp.text
         assert "cannot" in status_message(resp)
-    other = "/apis/argoproj.io/v1alpha1/namespaces/team-b/applicationsets"
+    other = "/apis/argoproj.io/v1alpha1/namespaces/team-z/applicationsets"
     assert generator.get(other).status_code == 403  # a namespace not granted

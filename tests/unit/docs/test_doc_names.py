@@ -96,6 +96,9 @@ FOREIGN_FLAGS = {
     "--now": "benchmarks/*.py",
     "--runs": "benchmarks/*.py",
     "--flag": "the shape of one helm argument (`--flag=value`)",
+    "--application-namespaces": "argocd-application-controller",
+    "--applicationset-namespaces": "argocd-applicationset-controller",
+    "--enable-scm-providers": "argocd-applicationset-controller",
 }
 #: Argo CD's own notification triggers, which are not the catalog's
 ARGOCD_TRIGGERS = {"on-created", "on-deleted", "on-deployed", "on-health-degraded", "on-sync-failed",
