@@ -15,7 +15,8 @@ def is_namespace(text: str) -> bool:
 
 
 # RFC 1123 subdomain: what most object names must be (apimachinery's IsDNS1123Subdomain)
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+SUBDOMAIN_PATTERN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_SUBDOMAIN = re.compile(SUBDOMAIN_PATTERN)
 
 
 def is_object_name(text: str) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 
 from argocd_lifecycle import __version__
 from argocd_lifecycle.http.endpoints import ServiceInfo
+from argocd_lifecycle.kube.names import SUBDOMAIN_PATTERN
 from argocd_lifecycle.model import Phase
 
 _STRING = {"type": "string"}
@@ -95,7 +96,13 @@ _SCHEMAS: dict[str, Any] = {
     "ParamsRequest": _object(
         ["applicationSetName"],
         {
-            "applicationSetName": _STRING,
+            # an ApplicationSet's name (a DNS-1123 subdomain), as the service checks it
+            "applicationSetName": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 253,
+                "pattern": f"^{SUBDOMAIN_PATTERN}$",
+            },
             "input": {"type": "object", "properties": {"parameters": _ref("InputParameters")}},
         },
     ),

@@ -77,6 +77,15 @@ def test_a_cluster_secret_with_non_ascii_in_a_base64_field_freezes_nothing(
     bad["stringData"].update(name="bad", config=json.dumps({"tlsClientConfig": {"caData": "LS0t\u00e9"}}))
     for secret in (good.secret(), bad):  # there before the first listing
         kube.call("create", kube.core.create_namespaced_secret, "argocd", secret)
+    # the ApplicationSet asking: the generator answers only one it can place (and so guard)
+    appset = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "ApplicationSet",
+        "metadata": {"name": "all", "namespace": "argocd"},
+        "spec": {"generators": [], "template": {}},
+    }
+    kube.call("create", kube.custom.create_namespaced_custom_object, "argoproj.io", "v1alpha1", "argocd",
+              "applicationsets", appset)  # fmt: skip
 
     async def story() -> None:
         fleet, _ = await started(settings(kubeconfig=management.kubeconfig, leader_election=False))
