@@ -74,7 +74,8 @@ def events(loop: Loop, reason: str) -> list[dict[str, Any]]:
 
 
 def alerts(loop: Loop, trigger: str) -> list[Any]:
-    return [m for m in loop.alerts() if (m.body.get("event") or {}).get("trigger") == trigger]
+    """This Application's drift messages of ``trigger`` (others of the platform may drift meanwhile)."""
+    return [m for m in loop.drift_alerts(NAME) if (m.body.get("event") or {}).get("trigger") == trigger]
 
 
 def text_of(message: Any) -> str:

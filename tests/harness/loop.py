@@ -172,10 +172,27 @@ class Loop:
         return self.platform.down.get(api_version, kind, name, APP_NAMESPACE)
 
     def alerts(self) -> list[Message]:
-        return [m for m in self.sink.messages() if m.path == "/alerts"]
+        """What reached the sink's /alerts, but the drift watch's and the drift triggers' messages: any
+        Application of the platform may drift while a scenario counts its own alerts."""
+        return [m for m in self.sink.messages() if m.path == "/alerts" and _trigger(m) not in DRIFT_TRIGGERS]
+
+    def drift_alerts(self, app: str) -> list[Message]:
+        """The drift messages about Application ``app`` (the drift watch's event, the drift triggers)."""
+        return [
+            m for m in self.sink.messages()
+            if m.path == "/alerts" and _trigger(m) in DRIFT_TRIGGERS and app in json.dumps(m.body)
+        ]  # fmt: skip
 
     def lifecycle_messages(self) -> list[Message]:
         return [m for m in self.sink.messages() if m.path == "/lifecycle"]
+
+
+#: the drift watch's external event and the catalog's drift triggers (docs/guide/drift.md)
+DRIFT_TRIGGERS = frozenset({"DriftDetected", "on-drift-unreconciled", "on-drift-reconciled"})
+
+
+def _trigger(message: Message) -> str:
+    return str((message.body.get("event") or {}).get("trigger") or "")
 
 
 def cluster_phase_of(app: dict[str, Any]) -> str:
