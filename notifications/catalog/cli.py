@@ -85,7 +85,15 @@ def render(
     type=click.Path(dir_okay=False, path_type=Path),
     help="A v1 ConfigMap manifest holding only the keys to apply (the chart's apply.yaml).",
 )
-@click.option("-n", "--namespace", default=None, help="Namespace of a manifest that names none.")
+@click.option(
+    "-n",
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    help="Apply into the ConfigMap of this namespace (repeatable, at most "
+    f"{server_side.MAX_NAMESPACES}: the Argo CD namespace and tenants' namespaces); "
+    "the manifest then names no namespace, or this one.",
+)
 @click.option("--field-manager", default="argocd-lifecycle", show_default=True, help="Owner of the applied keys.")
 @click.option("--force-conflicts", is_flag=True, help="Take over keys another field manager owns.")
 @click.option("--kubeconfig", default=None, help="Kubeconfig file (default: in-cluster, then ~/.kube/config).")
@@ -93,7 +101,7 @@ def render(
 def apply(
     *,
     manifest: Path,
-    namespace: str | None,
+    namespaces: tuple[str, ...],
     field_manager: str,
     force_conflicts: bool,
     kubeconfig: str | None,
@@ -102,12 +110,17 @@ def apply(
     """Server-side apply the keys of a ConfigMap manifest (argocd-notifications-cm) as FIELD_MANAGER.
 
     Keys other managers own stay theirs; a key we applied before and no longer send is removed; a key
-    someone else owns fails with the conflict (exit 1) unless --force-conflicts.
+    someone else owns fails with the conflict (exit 1) unless --force-conflicts. With several
+    --namespace, every apply is first rehearsed as a server-side dry run: one that would fail stops
+    the run before any ConfigMap is written. One line per ConfigMap applied.
     """
     manager = server_side.check_field_manager(field_manager)
-    keys = server_side.load(manifest, namespace)
+    targets = server_side.load_all(manifest, namespaces)
     kube = connect(KubeSettings(kubeconfig, context))
-    click.echo(server_side.apply(kube, keys, field_manager=manager, force=force_conflicts))
+    if len(targets) > 1:
+        server_side.rehearse(kube, targets, field_manager=manager, force=force_conflicts)
+    for keys in targets:
+        click.echo(server_side.apply(kube, keys, field_manager=manager, force=force_conflicts))
 
 
 def _write_atomically(path: Path, text: str) -> None:

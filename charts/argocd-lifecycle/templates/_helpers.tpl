@@ -231,6 +231,16 @@ The notifications keys we own: the catalog's trigger.* and template.* keys (from
 {{- toYaml $data -}}
 {{- end -}}
 
+{{/* What the notifications apply Job may do in each namespace it applies to: the server-side apply of
+that one ConfigMap. An apply is a patch; when the ConfigMap is missing the API server also checks create,
+with the ConfigMap's name, so resourceNames holds for both; a POST (no name to check) stays refused. */}}
+{{- define "argocd-lifecycle.notifications.applyRules" -}}
+- apiGroups: [""]
+  resources: ["configmaps"]
+  resourceNames: [{{ .Values.notifications.configMapName | quote }}]
+  verbs: ["create", "patch"]
+{{- end -}}
+
 {{/* What the generator may do in a tenant's namespace (tenants-rbac.yaml): what it does in Argo CD's,
 less the Secrets and the Lease. */}}
 {{- define "argocd-lifecycle.generator.tenantRules" -}}

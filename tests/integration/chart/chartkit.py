@@ -83,6 +83,18 @@ def helm(*args: str) -> subprocess.CompletedProcess[str]:
     return _helm(tuple(args))
 
 
+APPLY_JOB = f"{RELEASE}-notifications-apply"
+
+
+def outside_the_release_namespace(doc: dict[str, Any], scenario: str) -> bool:
+    """Whether ``doc`` is one the scenario puts in another namespace on purpose: the notifications apply
+    Job's Role or RoleBinding in a tenant's namespace (notifications.selfService.namespaces)."""
+    values = yaml.safe_load((CHART / "ci" / scenario).read_text()) or {}
+    tenants = ((values.get("notifications") or {}).get("selfService") or {}).get("namespaces") or []
+    meta = doc["metadata"]
+    return doc["kind"] in ("Role", "RoleBinding") and meta["name"] == APPLY_JOB and meta.get("namespace") in tenants
+
+
 def find(docs: list[dict[str, Any]], kind: str, name: str | None = None) -> list[dict[str, Any]]:
     return [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
 

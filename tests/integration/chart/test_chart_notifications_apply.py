@@ -4,22 +4,20 @@ keys into argocd-notifications-cm and leaves every key another field manager own
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.harness import paths
-from tests.integration.chart.chartkit import one, render
+from tests.integration.chart.applyjob import apply_as, owned_by, run_container
+from tests.integration.chart.chartkit import APPLY_JOB, one, render
 from tests.integration.chart.realapi import NAMESPACE, RealApi
 
 pytestmark = pytest.mark.upstream
 
-JOB = "argocd-lifecycle-notifications-apply"
+JOB = APPLY_JOB
 CM = "argocd-notifications-cm"
-MOUNTED = "--filename=/etc/argocd-lifecycle/notifications/apply.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -32,43 +30,10 @@ def job(real_api: RealApi) -> tuple[dict[str, Any], dict[str, Any]]:
     return container, manifest
 
 
-def run_container(
-    api: RealApi, container: dict[str, Any], manifest: dict[str, Any], tmp_path: Path, *extra: str
-) -> subprocess.CompletedProcess[str]:
-    """The container's argv with the ConfigMap volume's file at a local path, as the Job's account."""
-    path = tmp_path / "apply.yaml"
-    path.write_text(yaml.safe_dump(manifest))
-    args = [f"--filename={path}" if a == MOUNTED else a for a in container["args"]]
-    assert args != container["args"], "the Job no longer reads the mounted apply.yaml"
-    argv = [str(paths.our_cli()), *args, *extra, "--kubeconfig", str(api.kubeconfig_for(JOB))]
-    return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=60)
-
-
 def live(api: RealApi) -> dict[str, Any]:
     found = api.admin.get("v1", "ConfigMap", CM, NAMESPACE)
     assert found is not None
     return found
-
-
-def owned_by(cm: dict[str, Any], manager: str) -> set[str]:
-    """The data keys ``manager`` owns (from managedFields)."""
-    for entry in cm["metadata"].get("managedFields") or []:
-        if entry["manager"] == manager and entry["operation"] == "Apply":
-            return {k[2:] for k in (entry["fieldsV1"].get("f:data") or {}) if k.startswith("f:")}
-    return set()
-
-
-def apply_as(api: RealApi, manager: str, data: dict[str, str], *, force: bool) -> int:
-    """A server-side apply of ``data`` by another field manager (argo-helm, a person)."""
-    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": CM, "namespace": NAMESPACE}, "data": data}
-    with api.cluster.http() as http:
-        resp = http.patch(
-            f"/api/v1/namespaces/{NAMESPACE}/configmaps/{CM}",
-            params={"fieldManager": manager, "force": str(force).lower()},
-            content=yaml.safe_dump(body),
-            headers={"Content-Type": "application/apply-patch+yaml"},
-        )
-    return resp.status_code
 
 
 def test_only_our_keys_are_applied_and_owned(real_api: RealApi, job: Any, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.chart.chartkit import NAMESPACE, SCENARIOS, find, one, render
+from tests.integration.chart.chartkit import NAMESPACE, SCENARIOS, find, one, outside_the_release_namespace, render
 
 pytestmark = pytest.mark.upstream
 
@@ -39,7 +39,7 @@ def test_nothing_cluster_wide(scenario: str) -> None:
     kinds = {d["kind"] for d in docs}
     assert not kinds & {"ClusterRole", "ClusterRoleBinding"}
     for doc in find(docs, "Role") + find(docs, "RoleBinding"):
-        assert doc["metadata"]["namespace"] == NAMESPACE
+        assert doc["metadata"]["namespace"] == NAMESPACE or outside_the_release_namespace(doc, scenario)
     for role in find(docs, "Role"):
         for rule in role["rules"]:
             assert "*" not in rule["verbs"] and "*" not in rule["resources"], role["metadata"]["name"]
@@ -76,15 +76,17 @@ def test_secret_init_may_read_and_complete_only_the_generated_secrets() -> None:
 
 def test_apply_job_may_touch_only_the_notifications_configmap() -> None:
     docs = render(values=("all-enabled-values.yaml",))
-    role = one(docs, "Role", "argocd-lifecycle-notifications-apply")
-    assert role["rules"] == [
-        {
-            "apiGroups": [""],
-            "resources": ["configmaps"],
-            "resourceNames": ["argocd-notifications-cm"],
-            "verbs": ["get", "patch"],
-        }
-    ]
+    roles = find(docs, "Role", "argocd-lifecycle-notifications-apply")
+    assert sorted(r["metadata"]["namespace"] for r in roles) == [NAMESPACE, "team-a"]  # and a tenant's
+    for role in roles:
+        assert role["rules"] == [
+            {
+                "apiGroups": [""],
+                "resources": ["configmaps"],
+                "resourceNames": ["argocd-notifications-cm"],
+                "verbs": ["create", "patch"],  # create: the apply of a missing one, by name too
+            }
+        ]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

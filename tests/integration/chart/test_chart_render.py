@@ -50,8 +50,8 @@ EXPECTED_KINDS = {
         "PersistentVolumeClaim": 1,
         "PodDisruptionBudget": 1,
         "PrometheusRule": 1,
-        "Role": 2,
-        "RoleBinding": 2,
+        "Role": 3,  # and the notifications apply Job's in team-a (selfService)
+        "RoleBinding": 3,
         "Service": 2,
         "ServiceAccount": 3,
         "ServiceMonitor": 2,

@@ -82,6 +82,13 @@ def test_every_value_is_in_the_schema() -> None:
     assert set(SCHEMA["properties"]) == set(DEFAULTS)
 
 
+TENANTS = "notifications.selfService.namespaces"
+
+
+def tenants(namespaces: object) -> dict[str, Any]:
+    return {"notifications": {"selfService": {"namespaces": namespaces}}}
+
+
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
@@ -118,11 +125,24 @@ def test_every_value_is_in_the_schema() -> None:
         ({"generator": {"applicationNamespaces": ["team-*"]}}, "generator.applicationNamespaces.0: 'team-*' does not"),
         ({"generator": {"applicationNamespaces": ["a", "a"]}}, "generator.applicationNamespaces: ['a', 'a'] has non"),
         ({"generator": {"applicationNamespaces": "team-a"}}, "generator.applicationNamespaces: 'team-a' is not of"),
+        *(
+            (tenants([bad]), f"{TENANTS}.0: {bad!r} does not")
+            for bad in ("Team-A", "team_a", "team.a", "-team", "team-", "*", "team-*", "")
+        ),
+        (tenants(["x" * 64]), f"{TENANTS}.0: '{'x' * 64}' is too long"),
+        (tenants(["a", "a"]), f"{TENANTS}: ['a', 'a'] has non-unique"),
+        (tenants("team-a"), f"{TENANTS}: 'team-a' is not of type 'array'"),
+        (tenants([f"t{i}" for i in range(101)]), f"{TENANTS}: ['t0', "),  # at most 100
+        ({"notifications": {"selfService": {"tokens": {}}}}, "notifications.selfService: Additional properties"),
     ],
 )
 def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expected: str) -> None:
     found = errors(merged(override))
     assert any(e.startswith(expected) for e in found), found
+
+
+def test_tenants_namespaces_for_self_service_notifications_are_accepted() -> None:
+    assert errors(merged({"notifications": {"selfService": {"namespaces": ["team-a", "b2", "x" * 63]}}})) == []
 
 
 def test_redis_allows_several_receivers() -> None:

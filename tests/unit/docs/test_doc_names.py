@@ -99,6 +99,8 @@ FOREIGN_FLAGS = {
     "--application-namespaces": "argocd-application-controller",
     "--applicationset-namespaces": "argocd-applicationset-controller",
     "--enable-scm-providers": "argocd-applicationset-controller",
+    "--self-service-notification-enabled": "argocd-notifications-controller",
+    "--skip-schema-validation": "helm",
 }
 #: Argo CD's own notification triggers, which are not the catalog's
 ARGOCD_TRIGGERS = {"on-created", "on-deleted", "on-deployed", "on-health-degraded", "on-sync-failed",

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from argocd_lifecycle.app.cli import main
-from argocd_lifecycle.notifications.catalog.apply import ConfigMapKeys, load
+from argocd_lifecycle.notifications.catalog.apply import MAX_NAMESPACES, ConfigMapKeys, load_all
 
 GOOD: dict[str, Any] = {
     "apiVersion": "v1",
@@ -43,7 +43,7 @@ def with_(**changes: Any) -> str:
 def test_a_good_manifest_is_read_as_it_is(tmp_path: Path) -> None:
     path = tmp_path / "apply.yaml"
     path.write_text(yaml.safe_dump(GOOD))
-    keys = load(path)
+    (keys,) = load_all(path)
     assert keys == ConfigMapKeys("argocd", "argocd-notifications-cm", GOOD["data"], {}, {})
     assert keys.body() == GOOD
 
@@ -59,6 +59,9 @@ def test_a_good_manifest_is_read_as_it_is(tmp_path: Path) -> None:
         (with_(metadata={"name": "Bad_Name", "namespace": "argocd"}), "metadata.name: expected a DNS subdomain"),
         (with_(metadata={"name": "cm"}), "metadata.namespace: expected a DNS label"),
         (with_(metadata={"name": "cm", "namespace": "a.b"}), "metadata.namespace: expected a DNS label"),
+        (with_(metadata={"name": "cm", "namespace": "argocd\n"}), "metadata.namespace: expected a DNS label"),
+        (with_(metadata={"name": "cm\n", "namespace": "argocd"}), "metadata.name: expected a DNS subdomain"),
+        (with_(data={"key\n": "x"}), "data: key 'key\\n': expected [-._a-zA-Z0-9]"),
         (with_(data={}), "data: no keys to apply"),
         (with_(data={"count": 3}), "data: expected a mapping of strings to strings"),
         (with_(data={"a/b": "x"}), "data: key 'a/b': expected [-._a-zA-Z0-9]"),
@@ -80,7 +83,7 @@ def test_a_bad_manifest_is_refused_with_one_line(
 def test_the_namespace_can_come_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "apply.yaml"
     path.write_text(with_(metadata={"name": "argocd-notifications-cm"}))  # what `notifications render` writes
-    assert load(path, "argocd").namespace == "argocd"
+    assert [k.namespace for k in load_all(path, ["argocd"])] == ["argocd"]
     path.write_text(yaml.safe_dump(GOOD))
     code, _, err = run(capsys, path, "--namespace", "other")
     assert code == 1 and "metadata.namespace 'argocd' is not the --namespace 'other'" in err
@@ -113,3 +116,63 @@ def test_a_bad_field_manager_is_a_usage_error(capsys: pytest.CaptureFixture[str]
 def test_a_good_manifest_then_needs_a_usable_kubeconfig(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = apply(capsys, tmp_path, yaml.safe_dump(GOOD))
     assert code == 1 and err.startswith(f"error: kubeconfig {tmp_path / 'missing'}")
+
+
+def test_one_manifest_goes_to_each_namespace_given(tmp_path: Path) -> None:
+    path = tmp_path / "apply.yaml"
+    path.write_text(with_(metadata={"name": "argocd-notifications-cm"}))  # the chart's apply.yaml
+    targets = load_all(path, ["argocd", "team-a", "team-b"])
+    assert [(k.namespace, k.name) for k in targets] == [
+        ("argocd", "argocd-notifications-cm"),
+        ("team-a", "argocd-notifications-cm"),
+        ("team-b", "argocd-notifications-cm"),
+    ]
+    assert all(k.data == GOOD["data"] for k in targets)
+    assert targets[1].body()["metadata"] == {"name": "argocd-notifications-cm", "namespace": "team-a"}
+
+
+@pytest.mark.parametrize(
+    "namespace",
+    [
+        "",
+        "Team-A",  # upper case
+        "team_a",
+        "team.a",  # a subdomain, not a label
+        "-team",
+        "team-",
+        "../kube-system",
+        "team a",
+        "team-a\n",
+        "t\u0435am",  # Cyrillic e
+        "*",  # every namespace: the catalog goes to named ConfigMaps only
+        "x" * 64,
+    ],
+)
+def test_a_hostile_namespace_is_a_usage_error_before_anything(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, namespace: str
+) -> None:
+    code, out, err = apply(capsys, tmp_path, with_(metadata={"name": "cm"}), "-n", "argocd", "-n", namespace)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: --namespace ") and "expected a namespace name (a DNS label)" in err, err
+    assert len(err.splitlines()) == 1 and len(err) < 200 and "Traceback" not in err
+
+
+def test_a_namespace_given_twice_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = apply(
+        capsys, tmp_path, with_(metadata={"name": "cm"}), "-n", "team-a", "-n", "argocd", "-n", "team-a"
+    )
+    assert (code, err) == (2, "error: --namespace 'team-a': given twice\n")
+
+
+def test_the_namespaces_are_bounded(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    many = [arg for i in range(MAX_NAMESPACES + 1) for arg in ("-n", f"team-{i}")]
+    code, _, err = apply(capsys, tmp_path, with_(metadata={"name": "cm"}), *many)
+    assert (code, err) == (2, f"error: --namespace: {MAX_NAMESPACES + 1} given, at most {MAX_NAMESPACES}\n")
+    fine = load_all(tmp_path / "apply.yaml", [f"team-{i}" for i in range(MAX_NAMESPACES)])
+    assert len(fine) == MAX_NAMESPACES
+
+
+def test_a_manifest_naming_its_namespace_goes_nowhere_else(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = apply(capsys, tmp_path, yaml.safe_dump(GOOD), "-n", "argocd", "-n", "team-a")
+    assert (code, out) == (1, "")
+    assert "metadata.namespace 'argocd' is not the --namespace 'team-a'" in err and "Traceback" not in err
