@@ -22,7 +22,11 @@ pytestmark = pytest.mark.upstream
 CM = "argocd-notifications-cm"
 TENANT = "team-a"
 ELSEWHERE = "team-b"  # a namespace the Job has no Role in
-SETS = ("notifications.apply.enabled=true", f"notifications.selfService.namespaces={{{TENANT}}}")
+SETS = (
+    "notifications.apply.enabled=true",
+    f"notifications.selfService.namespaces={{{TENANT}}}",
+    "notifications.webhookService.url=http://receiver.example:8080",  # the webhook service, as with a receiver
+)
 
 
 @pytest.fixture(scope="module")
