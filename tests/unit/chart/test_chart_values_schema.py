@@ -118,11 +118,33 @@ def test_every_value_is_in_the_schema() -> None:
         ({"generator": {"applicationNamespaces": ["team-*"]}}, "generator.applicationNamespaces.0: 'team-*' does not"),
         ({"generator": {"applicationNamespaces": ["a", "a"]}}, "generator.applicationNamespaces: ['a', 'a'] has non"),
         ({"generator": {"applicationNamespaces": "team-a"}}, "generator.applicationNamespaces: 'team-a' is not of"),
+        ({"generator": {"drift": {"enabled": "yes"}}}, "generator.drift.enabled: 'yes' is not of type 'boolean'"),
+        ({"generator": {"drift": {"window": 30}}}, "generator.drift.window: 30 is not of type 'string'"),
+        ({"generator": {"drift": {"window": "0m"}}}, "generator.drift.window: '0m' should not be valid"),
+        ({"generator": {"drift": {"window": "30 min"}}}, "generator.drift.window: '30 min' does not match"),
+        ({"generator": {"drift": {"projectWindows": {"web": "2 h"}}}}, "generator.drift.projectWindows.web: '2 h'"),
+        ({"generator": {"drift": {"projectWindows": {"Web": "2h"}}}}, "generator.drift.projectWindows: 'Web' does"),
     ],
 )
 def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expected: str) -> None:
     found = errors(merged(override))
     assert any(e.startswith(expected) for e in found), found
+
+
+#: durations both the drift window's schema and the generator's parser (parse_window) accept
+GOOD_WINDOWS = ["30m", "2h", "1h30m", "7d", "1d12h", "45s", "90m", "0h5m"]
+#: refused by the schema (most by the generator too; fractions, ms and blanks only by the schema)
+BAD_WINDOWS = ["10", "m", "", "0s", "00m", "0d0h", "1.5h", "30 m", "-5m", "5M", "1w", "2h30", "h5", " 30m", "500ms"]
+
+
+@pytest.mark.parametrize("text", GOOD_WINDOWS + BAD_WINDOWS)
+def test_the_drift_window_schema_accepts_only_what_the_generator_parses(text: str) -> None:
+    from argocd_lifecycle.generators.drift.window import parse_window
+
+    found = errors(merged({"generator": {"drift": {"window": text, "projectWindows": {"web": text}}}}))
+    assert (found == []) is (text in GOOD_WINDOWS), found
+    if text in GOOD_WINDOWS:
+        assert parse_window(text) > 0  # what the schema lets through, the generator starts with
 
 
 def test_redis_allows_several_receivers() -> None:
