@@ -305,3 +305,11 @@ def test_the_state_annotation_is_json() -> None:
     k, cache = keeper(world)
     look(world, k, cache, spec("v2"))
     assert json.loads(world.annotations[STATE_ANNOTATION])["v"] == 1
+
+
+def test_a_state_annotation_nested_deeper_than_the_parser_goes_starts_over() -> None:
+    # within the 256 KiB bound, "[[[[..." made json.loads raise RecursionError, which escaped as a 500
+    world = World(annotations={STATE_ANNOTATION: "[" * 100_000})
+    k, cache = keeper(world)
+    assert look(world, k, cache, spec("v2")) == {"c1": "v2", "r1": "v1", "r2": "v1"}
+    assert decode(world.annotations[STATE_ANNOTATION]).revision == "v2"
