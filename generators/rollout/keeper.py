@@ -323,6 +323,24 @@ def paused_event(appset: str, namespace: str, event: RolloutEvent, revision: str
     }
 
 
+def event_spec(namespace: str, appset: str, uid: str, event: RolloutEvent, nanos: int) -> EventSpec:
+    """The Event on the ApplicationSet at ``nanos`` (Unix nanoseconds): each its own, named for that moment
+    (``<appset>.<hex UnixNano>``), so the next wave's does not bump it and overwrite its message, and
+    ``timeline`` orders a bake and the next wave's start recorded in the same second."""
+    kind = "Warning" if event.warning else "Normal"
+    return EventSpec(
+        namespace,
+        appset,
+        uid,
+        event.reason.value,
+        event.message,
+        kind,
+        "ApplicationSet",
+        "/".join(_APPSETS),
+        unique=f"{nanos:x}",
+    )
+
+
 class KubeSink:
     """Implements ``RolloutSink`` on the event loop: patches, Events and posts run in threads."""
 
@@ -360,11 +378,9 @@ class KubeSink:
         patch_appset(self.kube, self.namespace, appset, {"annotations": annotations})
 
     def tell(self, appset: str, uid: str, event: RolloutEvent, revision: str) -> None:
-        kind = "Warning" if event.warning else "Normal"
-        spec = EventSpec(
-            self.namespace, appset, uid, event.reason.value, event.message, kind, "ApplicationSet", "/".join(_APPSETS)
-        )
-        self._spawn(self._call(self.events.record, spec, format_rfc3339(time.time())))
+        nanos = time.time_ns()
+        spec = event_spec(self.namespace, appset, uid, event, nanos)
+        self._spawn(self._call(self.events.record, spec, format_rfc3339(nanos / 1e9)))
         log.info("ApplicationSet %s: %s", appset, event.message)
         if event.applications and self.notifier is not None and self.notifier.external_url:
             body = paused_event(appset, self.namespace, event, revision)
