@@ -80,7 +80,8 @@ class EventRecorder:
             }
             try:
                 self.kube.call(what, core.create_namespaced_event, namespace, body)
-                self._counts[name] = 1
+                if not spec.unique:  # an Event of one occurrence is never bumped: nothing to remember
+                    self._counts[name] = 1
                 return
             except KubeConflict:
                 existing = self.kube.call(what, core.read_namespaced_event, name, namespace)

@@ -23,6 +23,7 @@ from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.kube.client import Kube, KubeError, KubeNotFound
 from argocd_lifecycle.kube.lists import pages
+from argocd_lifecycle.kube.names import is_object_name
 from argocd_lifecycle.model import (
     CLUSTER_SECRET_LABEL,
     CLUSTER_SECRET_LABEL_VALUE,
@@ -86,7 +87,13 @@ def gather_live(kube: Kube, request: Request, connect_destination: DestinationCo
             raise
         clusters = None
         notes.append(f"cluster Secrets not readable ({exc.status}): the Cluster lane is left out")
-    if app.owner is not None:
+    if app.owner is not None and not is_object_name(app.owner.name):
+        # the name goes into a field selector: one that is not an object name is not asked about
+        notes.append(
+            f"ownerReferences name ApplicationSet {app.owner.name[:80]!r}, which is not an object name: "
+            "the Rollout lane is left out"
+        )
+    elif app.owner is not None:
         selector = f"involvedObject.kind=ApplicationSet,involvedObject.name={app.owner.name}"
         try:
             events += list_events(kube, app.owner.namespace or request.namespace, selector)

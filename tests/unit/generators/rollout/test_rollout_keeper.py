@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from argocd_lifecycle.generators.fleet.applications import AppStatus, app_status
+from argocd_lifecycle.generators.fleet.events import EventRecorder
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.rollout.errors import RolloutUnavailable
 from argocd_lifecycle.generators.rollout.keeper import AppSetCache, RolloutKeeper, event_spec, member, paused_event
@@ -339,3 +340,33 @@ def test_each_wave_is_an_event_of_its_own_named_for_its_moment() -> None:
     ]  # fmt: skip
     assert sorted(read, key=lambda e: e.first)[0].reason == "RolloutWaveBaked"
     assert read[1].first.microsecond == 250_000
+
+
+class _Core:
+    def __init__(self) -> None:
+        self.created: list[dict[str, Any]] = []
+
+    def create_namespaced_event(self, namespace: str, body: dict[str, Any]) -> None:
+        self.created.append(body)
+
+
+class _Kube:
+    def __init__(self) -> None:
+        self.core = _Core()
+
+    def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+
+def test_the_recorder_keeps_nothing_of_one_occurrence_events() -> None:
+    kube = _Kube()
+    recorder = EventRecorder(kube, instance="test")  # type: ignore[arg-type]
+    at = 1_767_614_400_000_000_000
+    for n in range(50):  # a long-lived leader tells many waves: its memory stays bounded
+        event = RolloutEvent(Reason.WAVE_STARTED, f"rollout of v{n}: wave canary started")
+        recorder.record(event_spec("argocd", APPSET, "u1", event, at + n), "2026-01-05T12:00:00Z")
+    assert len(kube.core.created) == 50
+    assert len({b["metadata"]["name"] for b in kube.core.created}) == 50
+    assert recorder._counts == {}
+    involved = kube.core.created[0]["involvedObject"]
+    assert (involved["kind"], involved["name"], involved["namespace"]) == ("ApplicationSet", APPSET, "argocd")

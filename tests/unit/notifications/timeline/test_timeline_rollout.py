@@ -210,3 +210,21 @@ def test_a_refused_list_of_the_applicationsets_events_is_a_note(run, management)
     doc = json.loads(result.out)
     assert "Rollout" not in {e["lane"] for e in doc["entries"]}
     assert {e["lane"] for e in doc["entries"]} >= {"Operation", "Sync", "Health"}  # the rest of the story stays
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["guestbook-rollout,involvedObject.namespace=kube-system", "guestbook-rollout&limit=1", "Guestbook", "x" * 300],
+)
+def test_an_owner_name_that_is_no_object_name_is_never_put_in_a_selector(run, management, name: str) -> None:  # type: ignore[no-untyped-def]
+    server, kubeconfig = management
+    path = f"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/{APP}"
+    server.objects[path]["metadata"]["ownerReferences"][0]["name"] = name
+    result = run("timeline", APP, "--kubeconfig", kubeconfig, "--since", "3650d", "-o", "json")
+    assert result.code == 0, result.err
+    assert result.err == (
+        f"note: ownerReferences name ApplicationSet {name[:80]!r}, which is not an object name: "
+        "the Rollout lane is left out\n"
+    )
+    assert not any("ApplicationSet" in r for r in server.requests)
+    assert "Rollout" not in {e["lane"] for e in json.loads(result.out)["entries"]}
