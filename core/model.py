@@ -73,6 +73,18 @@ class DriftReason(StrEnum):
     RESOLVED = "DriftResolved"
 
 
+class RolloutReason(StrEnum):
+    """Kubernetes Event reasons the generator's rollouts record on ApplicationSets (docs/guide/rollouts.md)."""
+
+    WAVE_STARTED = "RolloutWaveStarted"
+    WAVE_BAKED = "RolloutWaveBaked"
+    PAUSED = "RolloutPaused"
+    RESUMED = "RolloutResumed"
+    FINISHED = "RolloutFinished"
+    ABORTED = "RolloutAborted"
+    REFUSED = "RolloutRefused"
+
+
 CLUSTER_SECRET_LABEL = "argocd.argoproj.io/secret-type"  # noqa: S105 - a label key
 CLUSTER_SECRET_LABEL_VALUE = "cluster"  # noqa: S105 - a label value
 EVENT_SOURCE = "argocd-lifecycle"

@@ -27,10 +27,16 @@ class EventSpec:
     kind: str = "Warning"
     object_kind: str = "Secret"
     object_api_version: str = "v1"
+    #: a new Event per occurrence, named ``<name>.<unique>`` (``""``: one per object incarnation and reason,
+    #: repeats bump it). A rollout's waves pass the hex UnixNano of the moment, as client-go's recorders name
+    #: Events, so each wave keeps its message and readers order Events of the same second
+    unique: str = ""
 
     @property
     def object_name(self) -> str:
-        """One Event object per (object incarnation, reason): repeats bump its count."""
+        """One Event object per (object incarnation, reason), or per occurrence with ``unique``."""
+        if self.unique:
+            return f"{self.name}.{self.unique}"
         digest = hashlib.sha256(f"{self.uid}/{self.reason}".encode()).hexdigest()[:16]
         return f"{self.name}.{digest}"
 
@@ -74,7 +80,8 @@ class EventRecorder:
             }
             try:
                 self.kube.call(what, core.create_namespaced_event, namespace, body)
-                self._counts[name] = 1
+                if not spec.unique:  # an Event of one occurrence is never bumped: nothing to remember
+                    self._counts[name] = 1
                 return
             except KubeConflict:
                 existing = self.kube.call(what, core.read_namespaced_event, name, namespace)

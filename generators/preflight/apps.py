@@ -21,6 +21,8 @@ from argocd_lifecycle.model import CMP_PLUGIN
 
 PLUGIN_SOURCE_TYPE = "Plugin"
 REWRITE_PARAMETER = "rewriteApis"
+#: the project of an Application whose ``spec.project`` is empty, as Argo CD reads it (``GetProject``)
+DEFAULT_PROJECT = "default"
 
 
 class PreflightInputError(LifecycleError):
@@ -140,7 +142,7 @@ def read_application(wire: ApplicationWire | Mapping[str, Any], where: str) -> A
     return AppRecord(
         namespace=_text(meta.get("namespace")),
         name=name,
-        project=_text(spec.get("project")),
+        project=_text(spec.get("project")) or DEFAULT_PROJECT,
         dest_server=_text(destination.get("server")).strip().rstrip("/"),
         dest_name=_text(destination.get("name")).strip(),
         plugin=plugin,

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from prometheus_client import REGISTRY, CollectorRegistry, Gauge
+from prometheus_client import REGISTRY, CollectorRegistry
 
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.deprecations.knowledge import builtin
@@ -35,6 +35,7 @@ from argocd_lifecycle.generators.fleet.namespaces import EVERY, ScopeHealth, in_
 from argocd_lifecycle.generators.preflight.apps import AppRecord, read_application
 from argocd_lifecycle.generators.preflight.clusters import ClusterRef, deploys_to
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
+from argocd_lifecycle.generators.preflight.metrics import GateMetrics
 from argocd_lifecycle.generators.preflight.publish import KubePublisher, Publisher, decide
 from argocd_lifecycle.generators.preflight.report import Report
 from argocd_lifecycle.kube.client import Kube
@@ -42,16 +43,6 @@ from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.versions import KubeVersion
 
 log = logging.getLogger(__name__)
-
-
-class GateMetrics:
-    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
-        self.blockers = Gauge(
-            "argocd_lifecycle_cluster_upgrade_blockers",
-            "Objects that block the upgrade named by the cluster Secret's upgrade-to (0: clear)",
-            ["cluster"],
-            registry=registry,
-        )
 
 
 def upgrade_target(annotations: Mapping[str, str]) -> Key | None:
@@ -168,8 +159,7 @@ class UpgradeGate:
         if change.kind is ChangeKind.DELETE:
             self.reports.pop(change.secret_name, None)
             if self.metrics is not None and change.secret is not None:
-                with contextlib.suppress(KeyError):
-                    self.metrics.blockers.remove(change.secret.name)
+                self.metrics.forget(change.secret.name)
             return
         if change.kind is ChangeKind.UPSERT:
             self._mark([change.secret_name])
@@ -209,11 +199,7 @@ class UpgradeGate:
         report = self.report_for(secret)
         self.reports[name] = report
         if self.metrics is not None:
-            if report is None:
-                with contextlib.suppress(KeyError):
-                    self.metrics.blockers.remove(secret.name)
-            else:
-                self.metrics.blockers.labels(secret.name).set(len(report.blockers))
+            self.metrics.show(secret.name, report)
         now = _now()
         publication = decide(secret.annotations, report, now)
         if publication is None:

@@ -11,14 +11,23 @@ import re
 from typing import Any
 
 from argocd_lifecycle.deprecations.rules import minor
-from argocd_lifecycle.generators.preflight.report import DroppedApi, Finding, Report, Status, headline
+from argocd_lifecycle.generators.preflight.report import (
+    DroppedApi,
+    Finding,
+    Report,
+    Status,
+    blockers_by_project,
+    headline,
+    project_summary,
+)
 
 FORMATS = ("table", "json", "markdown")
 API_VERSION = "argocd-lifecycle.io/v1alpha1"
 KIND = "UpgradePreflight"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
-COLUMNS = ("APPLICATION", "KIND", "NAMESPACE", "NAME", "API VERSION", "STATUS", "REMOVED IN", "REPLACEMENT", "NOTE")
+COLUMNS = ("APPLICATION", "PROJECT", "KIND", "NAMESPACE", "NAME", "API VERSION", "STATUS", "REMOVED IN", "REPLACEMENT",
+           "NOTE")  # fmt: skip
 DROPPED_COLUMNS = ("API VERSION", "KIND", "REMOVED IN", "REPLACEMENT")
 
 
@@ -30,6 +39,7 @@ def _row(f: Finding) -> list[str]:
     r = f.resource
     values = [
         f.application,
+        f.project,
         r.kind,
         r.namespace,
         r.name,
@@ -59,6 +69,8 @@ def _versions(report: Report) -> str:
 def render_table(report: Report) -> str:
     out = [f"{clean(headline(report))} ({_versions(report)}, {len(report.applications)} Application(s), "
            f"{report.objects} object(s))\n"]  # fmt: skip
+    if report.blockers:
+        out.append(f"blockers by project: {clean(project_summary(report, len(report.blockers)))}\n")
     if report.findings:
         out.append("\n" + _aligned([list(COLUMNS), *(_row(f) for f in report.findings)]))
     if report.dropped:
@@ -76,6 +88,8 @@ def _md_table(head: tuple[str, ...], rows: list[list[str]]) -> str:
 
 def render_markdown(report: Report) -> str:
     out = [f"### Upgrade preflight: {clean(report.cluster.name)} {_versions(report)}\n\n{clean(headline(report))}.\n"]
+    if report.blockers:
+        out.append(f"\nBlockers by project: {clean(project_summary(report, len(report.blockers)))}.\n")
     if report.findings:
         out.append("\n" + _md_table(COLUMNS, [_row(f) for f in report.findings]))
     if report.dropped:
@@ -124,6 +138,7 @@ def report_json(report: Report) -> dict[str, Any]:
             "blockers": report.count(Status.BLOCKER),
             "rewritten": report.count(Status.REWRITTEN),
             "deprecated": report.count(Status.DEPRECATED),
+            "blockersByProject": dict(blockers_by_project(report)),
         },
         "applications": list(report.applications),
         "items": [_finding_json(f) for f in report.findings],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -106,16 +107,42 @@ def headline(report: Report) -> str:
     )
 
 
+#: projects a summary names before "and K more", and the characters of each name it shows
+SUMMARY_PROJECTS, PROJECT_CHARS = 5, 63
+
+
+def blockers_by_project(report: Report) -> tuple[tuple[str, int], ...]:
+    """(project, blockers) of every project owning a blocker, most blockers first, then by name."""
+    counts = Counter(f.project for f in report.blockers)
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _project_name(project: str) -> str:
+    """A project as a summary shows it: an Application's ``spec.project`` is anyone's text, so clipped."""
+    return project if len(project) <= PROJECT_CHARS else project[: PROJECT_CHARS - 3] + "..."
+
+
+def project_summary(report: Report, most: int = SUMMARY_PROJECTS) -> str:
+    """``team-a 2, default 1`` (blockers per project), at most ``most`` projects then "and K more"."""
+    counts = blockers_by_project(report)
+    named = ", ".join(f"{_project_name(p)} {n}" for p, n in counts[:most])
+    left = len(counts) - most
+    return named + (f" and {left} more" if left > 0 else "")
+
+
 def blocked_summary(report: Report, limit: int = 1024) -> str:
-    """``app: Kind ns/name (apiVersion); ...`` of the blockers, at most about ``limit`` characters
-    (the rest counted as "and N more"): an annotation value and a notification line, so bounded."""
+    """``by project: team-a 2, default 1; app: Kind ns/name (apiVersion); ...`` of the blockers: which
+    projects own them, then each one, at most about ``limit`` characters (the rest counted as "and N
+    more"): an annotation value and a notification line, so bounded."""
+    head = f"by project: {project_summary(report)}"
     parts = [f"{f.application}: {f.resource.label} ({f.resource.api_version})" for f in report.blockers]
     kept: list[str] = []
-    size = 0
+    size = len(head) + 2
     for part in parts:
         if kept and size + len(part) + 2 > limit - 20:  # room for "; and N more"
             break
-        kept.append(part[:limit])
-        size += len(part) + 2
+        shown = part[: limit - size - 20]  # one very long name: clipped, never over the limit
+        kept.append(shown)
+        size += len(shown) + 2
     left = len(parts) - len(kept)
-    return "; ".join(kept) + (f"; and {left} more" if left else "")
+    return "; ".join([head, *kept]) + (f"; and {left} more" if left else "")

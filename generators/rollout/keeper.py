@@ -50,6 +50,7 @@ from argocd_lifecycle.generators.rollout.state import (
     decode,
     encode,
 )
+from argocd_lifecycle.generators.rollout.summary import Planned, RolloutSummary, planned
 from argocd_lifecycle.kube.client import Kube, KubeError
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.times import format_rfc3339
@@ -83,6 +84,10 @@ class AppSetCache:
 
     def get(self, name: str) -> AppSet | None:
         return self._sets.get(name)
+
+    def items(self) -> list[tuple[str, AppSet]]:
+        """Every ApplicationSet by name, sorted."""
+        return sorted(self._sets.items())
 
     def listed(self, items: list[dict[str, Any]]) -> None:
         self._sets.clear()
@@ -195,6 +200,10 @@ class RolloutKeeper:
         #: a one-shot control acted on, ignored until the watch shows it removed
         self._consumed: dict[str, str] = {}
         self._leading = False
+        #: what this replica's last plan saw per ApplicationSet, and the last state annotation decoded
+        #: (its text, the state or why it does not decode): what ``summaries`` shows without an API call
+        self._planned: dict[str, Planned] = {}
+        self._decoded: dict[str, tuple[str, RolloutState | None, str]] = {}
 
     def plan(self, appset: str, spec: RolloutSpec, clusters: Sequence[ClusterState]) -> dict[str, Decision]:
         """Each cluster's decision for this answer; RolloutUnavailable when the state cannot be read."""
@@ -223,7 +232,44 @@ class RolloutKeeper:
         result = step(self._state(appset, found), spec, members, now, control)
         if leading:
             self._keep(appset, found, result, text)
+        self._planned[appset] = planned(tuple(w.name for w in spec.waves), result.decisions, now)
         return dict(result.decisions)
+
+    def summaries(self) -> list[RolloutSummary]:
+        """Each watched ApplicationSet with a rollout (a state annotation, or planned here), by name: from
+        memory only (the fleet page, ``GET /api/v1/rollouts``)."""
+        out: list[RolloutSummary] = []
+        names = set()
+        for name, found in self.appsets.items():
+            names.add(name)
+            text = found.annotations.get(STATE_ANNOTATION)
+            seen = self._planned.get(name)
+            if text is None and seen is None:
+                continue
+            mine = self._mine.get(name)
+            if mine is not None:
+                out.append(RolloutSummary(name, mine[0], "", seen))
+                continue
+            state, unreadable = self._decode(name, text)
+            out.append(RolloutSummary(name, state, unreadable, seen))
+        # forget what was kept of ApplicationSets the watch no longer shows
+        for gone in (self._planned.keys() | self._decoded.keys()) - names:
+            self._planned.pop(gone, None)
+            self._decoded.pop(gone, None)
+        return out
+
+    def _decode(self, appset: str, text: str | None) -> tuple[RolloutState | None, str]:
+        if text is None:
+            return None, ""
+        memo = self._decoded.get(appset)
+        if memo is not None and memo[0] == text:
+            return memo[1], memo[2]
+        try:
+            state, unreadable = decode(text), ""
+        except RolloutStateError as exc:
+            state, unreadable = None, exc.message
+        self._decoded[appset] = (text, state, unreadable)
+        return state, unreadable
 
     def _state(self, appset: str, found: AppSet) -> RolloutState | None:
         mine = self._mine.get(appset)
@@ -277,6 +323,24 @@ def paused_event(appset: str, namespace: str, event: RolloutEvent, revision: str
     }
 
 
+def event_spec(namespace: str, appset: str, uid: str, event: RolloutEvent, nanos: int) -> EventSpec:
+    """The Event on the ApplicationSet at ``nanos`` (Unix nanoseconds): each its own, named for that moment
+    (``<appset>.<hex UnixNano>``), so the next wave's does not bump it and overwrite its message, and
+    ``timeline`` orders a bake and the next wave's start recorded in the same second."""
+    kind = "Warning" if event.warning else "Normal"
+    return EventSpec(
+        namespace,
+        appset,
+        uid,
+        event.reason.value,
+        event.message,
+        kind,
+        "ApplicationSet",
+        "/".join(_APPSETS),
+        unique=f"{nanos:x}",
+    )
+
+
 class KubeSink:
     """Implements ``RolloutSink`` on the event loop: patches, Events and posts run in threads."""
 
@@ -314,11 +378,9 @@ class KubeSink:
         patch_appset(self.kube, self.namespace, appset, {"annotations": annotations})
 
     def tell(self, appset: str, uid: str, event: RolloutEvent, revision: str) -> None:
-        kind = "Warning" if event.warning else "Normal"
-        spec = EventSpec(
-            self.namespace, appset, uid, event.reason.value, event.message, kind, "ApplicationSet", "/".join(_APPSETS)
-        )
-        self._spawn(self._call(self.events.record, spec, format_rfc3339(time.time())))
+        nanos = time.time_ns()
+        spec = event_spec(self.namespace, appset, uid, event, nanos)
+        self._spawn(self._call(self.events.record, spec, format_rfc3339(nanos / 1e9)))
         log.info("ApplicationSet %s: %s", appset, event.message)
         if event.applications and self.notifier is not None and self.notifier.external_url:
             body = paused_event(appset, self.namespace, event, revision)

@@ -33,7 +33,7 @@ from argocd_lifecycle.generators.rollout.errors import RolloutInputError
 from argocd_lifecycle.generators.rollout.spec import RolloutSpec
 from argocd_lifecycle.generators.rollout.state import MAX_HISTORY, Control, RolloutState, Status
 from argocd_lifecycle.generators.rollout.windows import Windows, cluster_windows
-from argocd_lifecycle.model import Phase
+from argocd_lifecycle.model import Phase, RolloutReason
 
 MAX_REASON = 1000
 
@@ -49,16 +49,8 @@ class ClusterRollout(StrEnum):
     PAUSED = "Paused"
 
 
-class Reason(StrEnum):
-    """Event reasons on the ApplicationSet."""
-
-    WAVE_STARTED = "RolloutWaveStarted"
-    WAVE_BAKED = "RolloutWaveBaked"
-    PAUSED = "RolloutPaused"
-    RESUMED = "RolloutResumed"
-    FINISHED = "RolloutFinished"
-    ABORTED = "RolloutAborted"
-    REFUSED = "RolloutRefused"
+#: Event reasons on the ApplicationSet (in core: the timeline reads them too)
+Reason = RolloutReason
 
 
 _WARNINGS = {Reason.PAUSED, Reason.ABORTED, Reason.REFUSED}

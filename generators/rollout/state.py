@@ -118,6 +118,8 @@ def decode(text: str) -> RolloutState:
         data = json.loads(text)
     except ValueError:
         raise RolloutStateError(f"annotation {STATE_ANNOTATION}: not JSON") from None
+    except RecursionError:  # "[[[[..." within the size bound nests deeper than the parser recurses
+        raise RolloutStateError(f"annotation {STATE_ANNOTATION}: nested too deeply") from None
     if not isinstance(data, dict) or data.get("v") != _VERSION:
         raise RolloutStateError(f"annotation {STATE_ANNOTATION}: not a version {_VERSION} rollout state")
     try:

@@ -90,7 +90,7 @@ def cluster_windows(annotations: Mapping[str, str]) -> Windows | None:
         raise RolloutInputError(f"{where}: longer than {MAX_ANNOTATION} characters")
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: "[[[[..." within the size bound
         raise RolloutInputError(f"{where}: not a JSON list of windows") from None
     return parse_windows(data, where)
 

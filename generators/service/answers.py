@@ -33,6 +33,7 @@ from argocd_lifecycle.generators.fleet.view import (
 from argocd_lifecycle.generators.rollout.errors import RolloutUnavailable
 from argocd_lifecycle.generators.rollout.machine import Decision
 from argocd_lifecycle.generators.rollout.spec import RolloutSpec
+from argocd_lifecycle.generators.rollout.summary import RolloutSummary
 from argocd_lifecycle.generators.service.admission import admitted
 from argocd_lifecycle.generators.service.errors import NotPlaced, Unavailable
 from argocd_lifecycle.generators.service.guard import DEFAULT_SETTLE, Fleet, MassDropGuard
@@ -60,9 +61,12 @@ class Snapshot:
 
 
 class Rollouts(Protocol):
-    """Plans a rollout (generators/rollout/keeper.py): each answered cluster's decision by name."""
+    """Plans a rollout (generators/rollout/keeper.py): each answered cluster's decision by name; and
+    what it holds of each rollout, for the fleet page and ``GET /api/v1/rollouts``."""
 
     def plan(self, appset: str, spec: RolloutSpec, clusters: Sequence[ClusterState]) -> Mapping[str, Decision]: ...
+
+    def summaries(self) -> Sequence[RolloutSummary]: ...
 
 
 def _encode(chosen: list[ClusterParams], wanted: GeneratorInput, appset: AppSetParams | None) -> bytes:

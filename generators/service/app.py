@@ -5,6 +5,7 @@ its metrics (in the registry it is given), ``GeneratorService.endpoints`` is the
 
     POST /api/v1/getparams.execute   Argo CD's plugin generator protocol (bearer role "argocd")
     GET  /api/v1/clusters            the fleet as JSON (the fleet page's data)
+    GET  /api/v1/rollouts            each ApplicationSet's rollout as JSON (the fleet page's rollouts)
     GET  /                           the fleet page
     GET  /healthz                    liveness
     GET  /readyz                     readiness: every watch listed, none broken past --max-staleness
@@ -28,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from argocd_lifecycle.generators.fleet.view import Baseline, FleetView, HoldReporter
 from argocd_lifecycle.generators.service.answers import Answer, ParamsService, Rollouts
 from argocd_lifecycle.generators.service.errors import InputError, NotPlaced, ServiceError
-from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document
+from argocd_lifecycle.generators.service.fleet_page import FleetPage, fleet_document, rollouts_document
 from argocd_lifecycle.generators.service.guard import DropSettling, MassDropRefused
 from argocd_lifecycle.generators.service.inputs import parse_request
 from argocd_lifecycle.generators.service.openapi import INFO, OPERATIONS
@@ -160,6 +161,11 @@ class GeneratorService:
     async def clusters(self, request: Request) -> Response:
         return JSONResponse(fleet_document(self.fleet))
 
+    async def rollouts(self, request: Request) -> Response:
+        """Each rollout as this replica holds it (no API call); an empty list without Kubernetes."""
+        keeper = self.params.rollouts
+        return JSONResponse(rollouts_document(keeper.summaries() if keeper is not None else ()))
+
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "synced": self.fleet.synced()})
 
@@ -176,7 +182,8 @@ class GeneratorService:
         return JSONResponse({"status": "ready"})
 
     async def fleet_html(self, request: Request) -> Response:
-        return HTMLResponse(self.page.render(self.fleet))
+        keeper = self.params.rollouts
+        return HTMLResponse(self.page.render(self.fleet, rollouts=keeper.summaries() if keeper is not None else None))
 
     async def metrics_endpoint(self, request: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
@@ -195,6 +202,7 @@ class GeneratorService:
                 observe=self._observe_execute,
             ),
             Endpoint("GET", "/api/v1/clusters", self.clusters, ops["clusters"]),
+            Endpoint("GET", "/api/v1/rollouts", self.rollouts, ops["rollouts"]),
             Endpoint("GET", "/healthz", self.healthz, ops["healthz"]),
             Endpoint("GET", "/readyz", self.readyz, ops["readyz"]),
             Endpoint("GET", "/metrics", self.metrics_endpoint, ops["metrics"]),

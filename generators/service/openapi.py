@@ -8,6 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from argocd_lifecycle import __version__
+from argocd_lifecycle.generators.rollout.machine import ClusterRollout
+from argocd_lifecycle.generators.rollout.state import Status
+from argocd_lifecycle.generators.service.fleet_page import MAX_ROLLOUTS, UNKNOWN
 from argocd_lifecycle.http.endpoints import ServiceInfo
 from argocd_lifecycle.kube.names import SUBDOMAIN_PATTERN
 from argocd_lifecycle.model import Phase
@@ -190,6 +193,58 @@ _SCHEMAS: dict[str, Any] = {
             "clusters": {"type": "array", "items": _ref("ClusterRow")},
         },
     ),
+    "RolloutRow": _object(
+        [
+            "applicationSet",
+            "status",
+            "revision",
+            "previous",
+            "wave",
+            "waveName",
+            "waves",
+            "since",
+            "reason",
+            "refused",
+            "given",
+            "clustersAtRevision",
+            "clusters",
+            "clusterStates",
+            "plannedAt",
+            "unreadable",
+        ],
+        {
+            "applicationSet": _STRING,
+            "status": {"type": "string", "enum": [*(s.value for s in Status), UNKNOWN]},
+            "revision": _STRING,
+            "previous": _STRING,
+            "wave": {"type": "integer", "minimum": 0, "nullable": True},
+            "waveName": _STRING,
+            "waves": {"type": "integer", "minimum": 1, "nullable": True},
+            "since": {"type": "string", "format": "date-time", "nullable": True},
+            "reason": _STRING,
+            "refused": _STRING,
+            "given": {"type": "integer", "minimum": 0, "nullable": True},
+            "clustersAtRevision": {"type": "integer", "minimum": 0, "nullable": True},
+            "clusters": {"type": "integer", "minimum": 0, "nullable": True},
+            "clusterStates": {
+                "type": "object",
+                "description": "clusters per rollout.state (" + ", ".join(s.value for s in ClusterRollout) + ")",
+                "properties": {s.value: {"type": "integer", "minimum": 1} for s in ClusterRollout},
+                "additionalProperties": False,
+            },
+            "plannedAt": {"type": "string", "format": "date-time", "nullable": True},
+            "unreadable": _STRING,
+        },
+        description="One ApplicationSet's rollout: the state its annotation keeps, and what this replica's "
+        "last plan of it saw (waves, clusters; null when it has not planned it since it started)",
+    ),
+    "RolloutsDocument": _object(
+        ["rollouts", "more"],
+        {
+            "rollouts": {"type": "array", "maxItems": MAX_ROLLOUTS, "items": _ref("RolloutRow")},
+            "more": {"type": "integer", "minimum": 0},
+        },
+    ),
     "Health": _object(
         ["status", "synced"], {"status": {"type": "string", "enum": ["ok"]}, "synced": {"type": "boolean"}}
     ),
@@ -218,6 +273,11 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "operationId": "listClusters",
         "summary": "Every known cluster with its phase (the fleet page's data)",
         "responses": {"200": _json(_ref("FleetDocument"), "the fleet")},
+    },
+    "rollouts": {
+        "operationId": "listRollouts",
+        "summary": "Each ApplicationSet's rollout, by name, from what the generator holds (the fleet page's rollouts)",
+        "responses": {"200": _json(_ref("RolloutsDocument"), "the rollouts (empty without Kubernetes)")},
     },
     "healthz": {
         "operationId": "health",

@@ -9,7 +9,9 @@ cluster's name and its server (an Application names its destination by either, a
 says which), and ends a storm when it is not Unreachable; any other event is given the recorded phase
 (its routes and silences match on that, its message shows it), whatever its body claims. A storm
 collapses the Argo CD alerts of a cluster the lifecycle source calls Unreachable; neither an Argo CD
-body (an Application annotation) nor an external event can open, extend or end one.
+body (an Application annotation) nor an external event can open, extend or end one. A storm is kept
+per receiver (``storm_key``): each destination's message counts and names (``namespace/app``) the
+alerts routed to it only, so a team's route is told of its own Applications, not another team's.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ class Pipeline:
             for name in dict.fromkeys(n for n in (event.cluster, event.server) if n):
                 await store.set_cluster_phase(name, event.cluster_phase, now)
                 if event.cluster_phase != Phase.UNREACHABLE:
-                    await store.storm_clear(name)
+                    for sink in self.config.sinks:
+                        await store.storm_clear(storm_key(sink.name, name))
         elif event.cluster:
             event = dataclasses.replace(event, cluster_phase=await store.cluster_phase(event.cluster))
         labels = event.labels()
@@ -117,17 +120,22 @@ class Pipeline:
         return Result(outcome, fp, tuple(receivers))
 
     async def _collapse(self, event: Event, receivers: list[str]) -> Result:
+        """Each receiver's storm of the cluster counts and names only the alerts routed to it: a team's
+        route gets "Cluster X is Unreachable" with its own Applications, never another team's names;
+        the storm opens and ends for the cluster (the lifecycle source) as one."""
         cfg, now = self.config, event.received_at
-        started, alerts, apps, new_app = await self.store.storm_add(event.cluster, event.app, now)
-        payload = notification.collapsed(event, alerts, apps, cfg.storm_max_names).to_json()
-        key = f"storm:{event.cluster}:{started}"
-        # another alert of an app the storm already names (a second trigger, or the Application
-        # deleted and created again while the cluster is down) adds nothing to tell: no update
-        groups = [
-            GroupUpdate(name, key, payload, self.new_id(), cfg.storm_group_wait, cfg.storm_group_interval)
-            for name in receivers
-            if new_app
-        ]
+        app = f"{event.namespace}/{event.app}" if event.namespace else event.app
+        groups = []
+        for name in receivers:
+            started, alerts, apps, new_app = await self.store.storm_add(storm_key(name, event.cluster), app, now)
+            # another alert of an app the storm already names (a second trigger, or the Application
+            # deleted and created again while the cluster is down) adds nothing to tell: no update
+            if new_app:
+                payload = notification.collapsed(event, alerts, apps, cfg.storm_max_names).to_json()
+                key = f"storm:{event.cluster}:{started}"
+                groups.append(
+                    GroupUpdate(name, key, payload, self.new_id(), cfg.storm_group_wait, cfg.storm_group_interval)
+                )
         if not await self.store.record(Ingest(event.fingerprint, cfg.dedupe_window, groups=groups), now):
             self.metrics.deduplicated.inc()
             return Result(Outcome.DUPLICATE, event.fingerprint)
@@ -135,3 +143,9 @@ class Pipeline:
         if groups:
             self.wake()
         return Result(Outcome.COLLAPSED, event.fingerprint, tuple(receivers))
+
+
+def storm_key(receiver: str, cluster: str) -> str:
+    """The state store's storm of ``cluster`` as ``receiver`` is told it (the receiver's name first: it
+    is the operator's, the cluster's may be anyone's text)."""
+    return f"{receiver}\x1f{cluster}"

@@ -38,6 +38,8 @@ class AppState:
     resources: tuple[ObjectRef, ...]
     controller_namespace: str
     entries: tuple[Entry, ...]
+    #: the ApplicationSet that owns it (``metadata.ownerReferences``), whose rollout's waves are its story too
+    owner: ObjectRef | None = None
 
     @property
     def ref(self) -> ObjectRef:
@@ -205,6 +207,24 @@ def _resource_ref(res: Mapping[str, Any], where: str) -> ObjectRef:
     return ObjectRef(text(res, "kind", where), text(res, "name", where), text(res, "namespace", where), api)
 
 
+def _owner(meta: Mapping[str, Any], namespace: str, where: str) -> ObjectRef | None:
+    """The owning ApplicationSet: an ownerReference of kind ApplicationSet in Argo CD's API group (the
+    controller's, when several are), always in the Application's own namespace."""
+    owners: list[tuple[bool, ObjectRef]] = []
+    for index, ref in enumerate(_items(meta, "ownerReferences", where)):
+        at = f"{where}: metadata.ownerReferences[{index}]"
+        api, name = text(ref, "apiVersion", at), text(ref, "name", at)
+        if (
+            text(ref, "kind", at) == "ApplicationSet"
+            and api.split("/")[0] == APPLICATION_API.split("/", maxsplit=1)[0]
+            and name
+        ):
+            owners.append((bool(field(ref, "controller", bool, at)), ObjectRef("ApplicationSet", name, namespace, api)))
+    if not owners:
+        return None
+    return next((ref for controller, ref in owners if controller), owners[0][1])
+
+
 def read_application(obj: ApplicationWire, where: str) -> AppState:
     meta = mapping(obj, "metadata", where)
     spec = mapping(obj, "spec", where)
@@ -234,4 +254,5 @@ def read_application(obj: ApplicationWire, where: str) -> AppState:
         resources=tuple(dict.fromkeys(r for r in resources if r.kind and r.name)),
         controller_namespace=text(status, "controllerNamespace", where),
         entries=tuple(entries),
+        owner=_owner(meta, namespace, where),
     )

@@ -14,6 +14,7 @@ from argocd_lifecycle.notifications.timeline.classify import (
     belongs,
     is_about,
     is_cluster_event,
+    is_rollout_event,
     to_entry,
 )
 from argocd_lifecycle.notifications.timeline.clusters import destination_secrets
@@ -87,7 +88,10 @@ def _resource_entries(gathered: Gathered, app_ref: ObjectRef, start: int) -> tup
     pool = [
         e
         for e in _unique(gathered.resource_events)
-        if not is_about(e, app_ref) and not is_cluster_event(e) and e.object.kind != "Application"
+        if not is_about(e, app_ref)
+        and not is_cluster_event(e)
+        and not is_rollout_event(e)
+        and e.object.kind != "Application"
     ]
     if app is None:
         return [], ["--include-resources: no Application object, so its resources are unknown"]
@@ -116,6 +120,23 @@ def _cluster_entries(gathered: Gathered, dest: Destination, start: int) -> tuple
     return [to_entry(e, Lane.CLUSTER, start + i) for i, e in enumerate(chosen)], []
 
 
+def _rollout_entries(gathered: Gathered, start: int) -> tuple[list[Entry], list[str]]:
+    """The rollout Events of the ApplicationSet that owns the Application (its waves)."""
+    rollout_events = [e for e in _unique(gathered.events) if is_rollout_event(e)]
+    if not rollout_events:
+        return [], []
+    owner = gathered.app.owner if gathered.app else None
+    if owner is None:
+        if gathered.app is not None:
+            return [], []  # no ApplicationSet owns it: another one's rollout is not its story
+        return [], [
+            f"{len(rollout_events)} rollout Event(s) left out: no Application object to tell which "
+            "ApplicationSet owns it"
+        ]
+    chosen = [e for e in rollout_events if is_about(e, owner)]
+    return [to_entry(e, Lane.ROLLOUT, start + i) for i, e in enumerate(chosen)], []
+
+
 def build(request: Request, gathered: Gathered) -> Timeline:
     app = gathered.app
     app_ref = app.ref if app else ObjectRef("Application", request.app, request.namespace, APPLICATION_API)
@@ -135,6 +156,9 @@ def build(request: Request, gathered: Gathered) -> Timeline:
     cluster, cluster_notes = _cluster_entries(gathered, dest, len(entries))
     entries += cluster
     notes += cluster_notes
+    rollout, rollout_notes = _rollout_entries(gathered, len(entries))
+    entries += rollout
+    notes += rollout_notes
     if request.include_resources:
         resources, resource_notes = _resource_entries(gathered, app_ref, len(entries))
         entries += resources

@@ -4,15 +4,15 @@ Argo CD's application controller reports sync and health transitions as ``Resour
 ``Updated sync status: A -> B`` / ``Updated health status: A -> B``; ``OperationStarted`` /
 ``OperationCompleted``, ``ResourceCreated`` / ``ResourceDeleted`` of the application, spec updates
 and ``ResourceActionRan`` are operations. The ``Cluster*`` reasons the generator records on cluster
-Secrets (``argocd_lifecycle.model.Reason``) go to the Cluster lane; every other Event is about a
-managed resource.
+Secrets (``argocd_lifecycle.model.Reason``) go to the Cluster lane, the ``Rollout*`` ones it records on the
+owning ApplicationSet (``RolloutReason``) to the Rollout lane; every other Event is about a managed resource.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from argocd_lifecycle.model import EVENT_SOURCE, DriftReason, Reason
+from argocd_lifecycle.model import EVENT_SOURCE, DriftReason, Reason, RolloutReason
 from argocd_lifecycle.notifications.timeline.events import KubeEvent
 from argocd_lifecycle.notifications.timeline.model import Entry, Lane, ObjectRef
 
@@ -36,6 +36,12 @@ CHILD_KINDS: dict[str, frozenset[str]] = {
 
 
 _DRIFT_REASONS = frozenset(r.value for r in DriftReason)
+_ROLLOUT_REASONS = frozenset(r.value for r in RolloutReason)
+
+
+def is_rollout_event(event: KubeEvent) -> bool:
+    """One of the generator's rollout Events (``Rollout*``, on an ApplicationSet)."""
+    return event.reason in _ROLLOUT_REASONS and event.object.kind == "ApplicationSet"
 
 
 def is_cluster_event(event: KubeEvent) -> bool:

@@ -113,9 +113,9 @@ def timeline(
     Application in another namespace) from Kubernetes Events and Argo CD's status.
 
     Lanes: Operation (syncs, actions, deployments from status.history), Sync, Health, Resource
-    (the app's objects, with --include-resources) and Cluster (argocd-lifecycle's Cluster* Events
-    on the destination's cluster Secret). A merged Event (count > 1) is a span whose inner
-    timestamps Kubernetes did not keep.
+    (the app's objects, with --include-resources), Cluster (argocd-lifecycle's Cluster* Events
+    on the destination's cluster Secret) and Rollout (the waves of the owning ApplicationSet's
+    rollout). A merged Event (count > 1) is a span whose inner timestamps Kubernetes did not keep.
     """
     if from_files and (kubeconfig or context):
         raise click.UsageError("--from-file reads files only: drop --kubeconfig/--context")

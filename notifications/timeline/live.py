@@ -5,6 +5,8 @@ What is listed, and where:
 - its Events there (field selector ``involvedObject.kind=Application,involvedObject.name=APP``);
 - the cluster Secrets in the controller's namespace, to find the destination's Secret, and that
   Secret's Events (our ``Cluster*`` reasons);
+- the Events of the ApplicationSet that owns the Application (its ``ownerReferences``), in the
+  Application's namespace: the waves of its rollout (our ``Rollout*`` reasons);
 - with ``--include-resources``, every Event of the namespaces the app deploys to, on the
   destination cluster, reached with the cluster Secret's credentials (in-cluster: the same client).
 
@@ -21,6 +23,7 @@ from argocd_lifecycle.application_wire import ApplicationWire
 from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.kube.client import Kube, KubeError, KubeNotFound
 from argocd_lifecycle.kube.lists import pages
+from argocd_lifecycle.kube.names import is_object_name
 from argocd_lifecycle.model import (
     CLUSTER_SECRET_LABEL,
     CLUSTER_SECRET_LABEL_VALUE,
@@ -84,6 +87,22 @@ def gather_live(kube: Kube, request: Request, connect_destination: DestinationCo
             raise
         clusters = None
         notes.append(f"cluster Secrets not readable ({exc.status}): the Cluster lane is left out")
+    if app.owner is not None and not is_object_name(app.owner.name):
+        # the name goes into a field selector: one that is not an object name is not asked about
+        notes.append(
+            f"ownerReferences name ApplicationSet {app.owner.name[:80]!r}, which is not an object name: "
+            "the Rollout lane is left out"
+        )
+    elif app.owner is not None:
+        selector = f"involvedObject.kind=ApplicationSet,involvedObject.name={app.owner.name}"
+        try:
+            events += list_events(kube, app.owner.namespace or request.namespace, selector)
+        except KubeError as exc:
+            if exc.status not in (401, 403):
+                raise
+            notes.append(
+                f"Events of ApplicationSet {app.owner.name} not readable ({exc.status}): the Rollout lane is left out"
+            )
     mine = destination_secrets(clusters or (), app.destination)
     for secret in mine:
         events += list_events(

@@ -21,6 +21,8 @@ class Lane(StrEnum):
     HEALTH = "Health"
     RESOURCE = "Resource"
     CLUSTER = "Cluster"
+    #: the waves of the rollout of the ApplicationSet that owns the Application
+    ROLLOUT = "Rollout"
 
 
 LANES: tuple[Lane, ...] = tuple(Lane)

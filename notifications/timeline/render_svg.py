@@ -43,6 +43,7 @@ COLORS = {
     Lane.HEALTH: "#3a8f5c",
     Lane.RESOURCE: "#5b6b7f",
     Lane.CLUSTER: "#b08a2e",
+    Lane.ROLLOUT: "#1f8a8a",
 }
 WARNING = "#c0392b"
 ROW_IN = 0.28

@@ -30,6 +30,8 @@ NAMESPACE = "preflight"
 TARGET = "1.37"
 TRIGGER = "on-cluster-upgrade-blocked"
 BLOCKED_OBJECT = "argocd/preflight-plain: VolumeAttributesClass fast (storage.k8s.io/v1beta1)"
+#: the gate's summary: the projects owning the blockers, then each blocker
+BLOCKED_SUMMARY = f"by project: default 1; {BLOCKED_OBJECT}"
 
 
 def application(loop: Loop, name: str, *, plugin: bool) -> dict[str, Any]:
@@ -146,13 +148,13 @@ def test_7_preflight_names_the_blocker_and_the_gate_holds_until_git_is_fixed(
         timeout=120, what="the gate to count one blocker",
     )  # fmt: skip
     record(timings, "upgrade_to_blocked_annotation_s", time.monotonic() - started)
-    assert gate[PREFIX + "upgrade-blocked"] == BLOCKED_OBJECT  # the plugin-rendered one is not a blocker
+    assert gate[PREFIX + "upgrade-blocked"] == BLOCKED_SUMMARY  # the plugin-rendered one is not a blocker
     assert gate[PREFIX + "upgrade-blocked-since"].endswith("Z")
     blocked = wait_until(lambda: events(loop, "ClusterUpgradeBlocked"), timeout=60, what="ClusterUpgradeBlocked")
     assert blocked[0]["type"] == "Warning" and BLOCKED_OBJECT in blocked[0]["message"], blocked[0]
     assert "1 object(s) rewritten at render by the plugin" in blocked[0]["message"]
     row = cluster_row(loop)
-    assert (row["upgradeTo"], row["upgradeBlockers"], row["upgradeBlocked"]) == (TARGET, 1, BLOCKED_OBJECT)
+    assert (row["upgradeTo"], row["upgradeBlockers"], row["upgradeBlocked"]) == (TARGET, 1, BLOCKED_SUMMARY)
 
     alerts = wait_until(lambda: blocked_alerts(loop) or None, timeout=180, what=f"the {TRIGGER} message at the sink")
     record(timings, "upgrade_to_blocked_message_s", alerts[0].received - started)

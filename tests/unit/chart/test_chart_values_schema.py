@@ -134,6 +134,12 @@ def tenants(namespaces: object) -> dict[str, Any]:
         (tenants("team-a"), f"{TENANTS}: 'team-a' is not of type 'array'"),
         (tenants([f"t{i}" for i in range(101)]), f"{TENANTS}: ['t0', "),  # at most 100
         ({"notifications": {"selfService": {"tokens": {}}}}, "notifications.selfService: Additional properties"),
+        ({"generator": {"drift": {"enabled": "yes"}}}, "generator.drift.enabled: 'yes' is not of type 'boolean'"),
+        ({"generator": {"drift": {"window": 30}}}, "generator.drift.window: 30 is not of type 'string'"),
+        ({"generator": {"drift": {"window": "0m"}}}, "generator.drift.window: '0m' should not be valid"),
+        ({"generator": {"drift": {"window": "30 min"}}}, "generator.drift.window: '30 min' does not match"),
+        ({"generator": {"drift": {"projectWindows": {"web": "2 h"}}}}, "generator.drift.projectWindows.web: '2 h'"),
+        ({"generator": {"drift": {"projectWindows": {"Web": "2h"}}}}, "generator.drift.projectWindows: 'Web' does"),
     ],
 )
 def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expected: str) -> None:
@@ -143,6 +149,22 @@ def test_bad_values_are_rejected_naming_the_value(override: dict[str, Any], expe
 
 def test_tenants_namespaces_for_self_service_notifications_are_accepted() -> None:
     assert errors(merged({"notifications": {"selfService": {"namespaces": ["team-a", "b2", "x" * 63]}}})) == []
+
+
+#: durations both the drift window's schema and the generator's parser (parse_window) accept
+GOOD_WINDOWS = ["30m", "2h", "1h30m", "7d", "1d12h", "45s", "90m", "0h5m"]
+#: refused by the schema (most by the generator too; fractions, ms and blanks only by the schema)
+BAD_WINDOWS = ["10", "m", "", "0s", "00m", "0d0h", "1.5h", "30 m", "-5m", "5M", "1w", "2h30", "h5", " 30m", "500ms"]
+
+
+@pytest.mark.parametrize("text", GOOD_WINDOWS + BAD_WINDOWS)
+def test_the_drift_window_schema_accepts_only_what_the_generator_parses(text: str) -> None:
+    from argocd_lifecycle.generators.drift.window import parse_window
+
+    found = errors(merged({"generator": {"drift": {"window": text, "projectWindows": {"web": text}}}}))
+    assert (found == []) is (text in GOOD_WINDOWS), found
+    if text in GOOD_WINDOWS:
+        assert parse_window(text) > 0  # what the schema lets through, the generator starts with
 
 
 def test_redis_allows_several_receivers() -> None:

@@ -7,6 +7,7 @@ A block preceded (blank lines allowed) by ``<!-- illustrative: <why> -->`` is ke
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,3 +65,12 @@ def blocks(path: Path) -> Iterator[Block]:
 
 def all_blocks() -> list[Block]:
     return [b for path in doc_files() for b in blocks(path)]
+
+
+def write_named_files(block: Block, folder: Path) -> None:
+    """Every file a receiver config block names (``...File: path``) under ``folder``, each with its own
+    secret (the receiver refuses two equal ones); a URL file holds a URL."""
+    for path in re.findall(r"\b\w*[Ff]ile: ([\w./-]+)", block.text):
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(("https://hooks.example/" if "url" in target.name else "") + secrets.token_hex(32))

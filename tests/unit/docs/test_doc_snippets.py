@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import secrets
 import shlex
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import yaml
 
 from argocd_lifecycle.notifications.receiver.config import parse as parse_receiver_config
 from tests.unit.docs import names
-from tests.unit.docs.blocks import REPO, Block, all_blocks
+from tests.unit.docs.blocks import REPO, Block, all_blocks, write_named_files
 
 CHART = REPO / "charts" / "argocd-lifecycle"
 BLOCKS = all_blocks()
@@ -56,11 +55,7 @@ def receiver_configs() -> list[Block]:
 
 @pytest.mark.parametrize("block", receiver_configs(), ids=ids)
 def test_receiver_configs_are_what_the_receiver_accepts(block: Block, tmp_path: Path) -> None:
-    # every file the config names exists, each with its own secret (the parser refuses two equal ones)
-    for path in re.findall(r"\b\w*[Ff]ile: ([\w./-]+)", block.text):
-        target = tmp_path / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(("https://hooks.example/" if "url" in target.name else "") + secrets.token_hex(32))
+    write_named_files(block, tmp_path)
     (config,) = documents(block)
     parse_receiver_config(config, block.where, tmp_path)  # raises ConfigError naming the key
 

@@ -55,7 +55,8 @@ def test_live_equals_offline_and_pages(
     live_code, live = run(capsys, *argv, *live_args)
     assert (code, live_code) == (3, 3)
     assert live == offline
-    assert live["summary"] == {"applications": 5, "objects": 9, "blockers": 3, "rewritten": 3, "deprecated": 1}
+    assert live["summary"] == {"applications": 5, "objects": 9, "blockers": 3, "rewritten": 3, "deprecated": 1,
+                               "blockersByProject": {"default": 3}}  # fmt: skip
 
 
 def test_the_gate_writes_as_the_generators_account(chart_api: RealApi, tmp_path: Path) -> None:
@@ -98,7 +99,9 @@ def test_the_gate_writes_as_the_generators_account(chart_api: RealApi, tmp_path:
         patch = {"metadata": {"annotations": {Annotation.UPGRADE_TO: "1.25"}}}
         admin.merge_patch("v1", "Secret", "cluster-self", patch, NAMESPACE)
         wait_until(lambda: gate().get(Annotation.UPGRADE_BLOCKERS) == "1", timeout=90, what="one blocker counted")
-        assert gate()[Annotation.UPGRADE_BLOCKED] == "argocd/self-app: PodDisruptionBudget a/web (policy/v1beta1)"
+        assert gate()[Annotation.UPGRADE_BLOCKED] == (
+            "by project: default 1; argocd/self-app: PodDisruptionBudget a/web (policy/v1beta1)"
+        )
         wait_until(lambda: events("ClusterUpgradeBlocked"), timeout=30, what="ClusterUpgradeBlocked")
 
         resources[0]["version"] = "v1"  # what Argo CD records once the manifest in Git is fixed

@@ -1,8 +1,11 @@
 """The fleet page in headless Chromium (Debian's chromium driven by Playwright): it loads, lists the
-clusters of the fixture inventory, sorts by a column, refreshes from /api/v1/clusters; screenshot kept."""
+clusters of the fixture inventory, sorts by a column, refreshes from /api/v1/clusters and /api/v1/rollouts;
+screenshots kept."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,7 +18,7 @@ from argocd_lifecycle.model import Phase
 from tests.conftest import REPO
 from tests.unit.generators.service.fleet_fixture import MemoryFleet, cluster
 
-from .conftest import LiveService
+from .conftest import ROLLED_FROM, ROLLOUT_APPSET, TOKEN, LiveService
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
@@ -103,3 +106,45 @@ def test_fleet_page_lists_sorts_and_refreshes(live_service: LiveService, page: P
     assert page.inner_text('[data-phase-count="Ready"]') == "Ready 3"
     assert page.inner_text('[data-phase-count="Unreachable"]') == "Unreachable 0"
     assert len(_column(page, 0)) == 7
+
+
+def _ask_rollout(service: LiveService) -> int:
+    """What Argo CD's ApplicationSet controller sends for the rollout's ApplicationSet: the clusters answered."""
+    body = {
+        "applicationSetName": ROLLOUT_APPSET,
+        "input": {
+            "parameters": {
+                "rollout": {
+                    "revision": "v2.0.0",
+                    "waves": [{"name": "eu", "labelSelector": {"matchLabels": {"region": "eu"}}}, {"name": "rest"}],
+                }
+            }
+        },
+    }
+    request = urllib.request.Request(
+        service.url + "/api/v1/getparams.execute",
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+        return len(json.loads(response.read())["output"]["parameters"])
+
+
+def test_the_rollouts_table_fills_in_when_the_generator_plans_one(live_service: LiveService, page: Page) -> None:
+    page.goto(live_service.url + "/")
+    assert page.is_visible("#rollouts-none") and page.is_hidden("#rollouts")
+    answered = _ask_rollout(live_service)  # the keeper plans (and, leading, keeps) the rollout: the page shows it
+    page.evaluate("window.fleetRefresh()")
+    page.wait_for_selector(f'tr[data-rollout="{ROLLOUT_APPSET}"]')
+    assert page.is_hidden("#rollouts-none")
+    cells = page.eval_on_selector_all(f'tr[data-rollout="{ROLLOUT_APPSET}"] td', "tds => tds.map(t => t.textContent)")
+    assert cells[:4] == [ROLLOUT_APPSET, f"v2.0.0 from {ROLLED_FROM}", "1/2 eu", "Rolling"]
+    assert cells[4] == f"0/{answered}"  # the eu clusters were given v2.0.0, none Synced and Healthy at it yet
+    # the server renders the same row the script builds
+    page.reload()
+    served = page.eval_on_selector_all(f'tr[data-rollout="{ROLLOUT_APPSET}"] td', "tds => tds.map(t => t.textContent)")
+    assert [c.strip() for c in served] == [c.strip() for c in cells]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "fleet-page-rollouts.png"), full_page=True)

@@ -33,8 +33,8 @@ def test_every_check_passes_with_credentials(live_service: LiveService, tmp_path
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "0 generated" not in result.stdout
-    # the table: execute, clusters, healthz, readyz, metrics, /
-    assert "Operations:       6 selected / 6 total" in result.stdout
+    # the table: execute, clusters, rollouts, healthz, readyz, metrics, /
+    assert "Operations:       7 selected / 7 total" in result.stdout
 
 
 def test_no_server_error_without_credentials(live_service: LiveService, tmp_path: Path) -> None:

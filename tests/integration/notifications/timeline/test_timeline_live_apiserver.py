@@ -121,3 +121,39 @@ def test_live_story_from_a_real_api_server_matches_the_recorded_one(
 def test_unknown_application_on_a_real_api_server(story: APIServer, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "ghost", "--kubeconfig", str(story.kubeconfig))
     assert (code, out, err) == (1, "", "error: application 'ghost' not found in namespace 'argocd'\n")
+
+
+ROLLOUT = REPO / "tests" / "fixtures" / "timeline" / "rollout"
+
+
+@pytest.fixture(scope="module")
+def rollout_story(story: APIServer) -> APIServer:
+    """The rollout story beside the failed sync: an Application owned by an ApplicationSet, the waves on it."""
+    with story.client() as http:
+        create(
+            http,
+            "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications",
+            fresh(json.loads((ROLLOUT / "app.json").read_text())),
+        )
+        for event in items(ROLLOUT / "events-argocd.json"):
+            create(http, "/api/v1/namespaces/argocd/events", event)
+    return story
+
+
+def test_live_rollout_waves_from_a_real_api_server(
+    rollout_story: APIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the real API server's field selector (involvedObject.kind, .name) picks the owning ApplicationSet's Events
+    code, out, err = run(
+        capsys, "guestbook-canary", "--kubeconfig", str(rollout_story.kubeconfig), "--since", "3650d", "-o", "json"
+    )
+    assert code == 0, err
+    live = [e for e in json.loads(out)["entries"] if e["lane"] == "Rollout"]
+    recorded = json.loads((ROLLOUT / "expected-timeline.json").read_text())
+    assert live == [e for e in recorded["entries"] if e["lane"] == "Rollout"]
+    assert len(live) == 9 and all(e["object"]["name"] == "guestbook-rollout" for e in live)
+    # the payments story has no owner: no Rollout lane although the namespace holds rollout Events
+    code, out, _ = run(
+        capsys, "payments", "--kubeconfig", str(rollout_story.kubeconfig), "--since", "3650d", "-o", "json"
+    )
+    assert code == 0 and "Rollout" not in {e["lane"] for e in json.loads(out)["entries"]}

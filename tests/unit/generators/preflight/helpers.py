@@ -34,6 +34,7 @@ def application(
     plugin: dict[str, Any] | None = None,
     source_type: str = "Directory",
     namespace: str = "argocd",
+    project: str = "default",
 ) -> dict[str, Any]:
     source: dict[str, Any] = {"repoURL": "https://git.example.test/fleet.git", "path": name}
     if plugin is not None:
@@ -43,7 +44,7 @@ def application(
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"project": "default", "destination": destination, "source": source},
+        "spec": {"project": project, "destination": destination, "source": source},
         "status": {"resources": resources, "sourceType": source_type},
     }
 

@@ -80,7 +80,9 @@ def test_the_e2e_pair_vac_v1beta1_at_1_37() -> None:
         "upgrade of prod to 1.37 blocked by 1 object(s) in 1 Application(s); "
         "1 object(s) rewritten at render by the plugin"
     )
-    assert blocked_summary(report) == "argocd/plain: VolumeAttributesClass fast (storage.k8s.io/v1beta1)"
+    assert blocked_summary(report) == (
+        "by project: default 1; argocd/plain: VolumeAttributesClass fast (storage.k8s.io/v1beta1)"
+    )
     # served at 1.36: deprecated only, nothing blocks
     later = evaluate(builtin(), resolve("prod", [cluster_secret()]), [plain], (1, 36), current=(1, 34))
     assert [f.status for f in later.findings] == [Status.DEPRECATED] and not later.blockers
@@ -117,8 +119,7 @@ def test_summaries_stay_bounded() -> None:
         builtin(), resolve("prod", [cluster_secret()]), [read_application(application("big", many), "x")], (1, 25)
     )
     text = blocked_summary(report)
-    assert (
-        len(text) <= 1024 and text.endswith("more") and text.startswith("argocd/big: PodDisruptionBudget shop/pdb-000")
-    )
+    assert len(text) <= 1024 and text.endswith("more")
+    assert text.startswith("by project: default 200; argocd/big: PodDisruptionBudget shop/pdb-000")
     kept = text.count("argocd/big:")
     assert text.endswith(f"; and {200 - kept} more")

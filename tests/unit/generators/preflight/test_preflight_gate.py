@@ -81,7 +81,8 @@ def test_a_blocked_episode_from_start_to_clear() -> None:
             (
                 Reason.UPGRADE_BLOCKED,
                 "upgrade of prod to 1.37 blocked by 1 object(s) in 1 Application(s); 1 object(s) rewritten at render "
-                "by the plugin: argocd/plain: VolumeAttributesClass fast (storage.k8s.io/v1beta1)",
+                "by the plugin: by project: default 1; "
+                "argocd/plain: VolumeAttributesClass fast (storage.k8s.io/v1beta1)",
             )
         ]
         since = w.annotations[Annotation.UPGRADE_BLOCKED_SINCE]
@@ -217,5 +218,57 @@ def test_a_deleted_secret_leaves_no_gauge() -> None:
         assert w.gauge() == 1.0
         w.inventory.delete("cluster-prod")
         assert w.gauge() is None
+
+    asyncio.run(story())
+
+
+def test_blockers_by_project_keep_no_stale_series() -> None:
+    def by_project(w: World) -> dict[str, float]:
+        return {
+            s.labels["project"]: s.value
+            for m in w.registry.collect()
+            if m.name == "argocd_lifecycle_cluster_upgrade_blockers_by_project"
+            for s in m.samples
+            if s.labels["cluster"] == "prod"
+        }
+
+    def owned(name: str, project: str, resources: list[dict[str, Any]]) -> dict[str, Any]:
+        return application(name, resources, namespace=project, project=project)
+
+    async def story() -> None:
+        w = world({Annotation.UPGRADE_TO: "1.37"})
+        consumer = w.gate.consumer()
+        consumer.listed([owned("web", "team-a", [VAC_OLD, PDB]), owned("api", "team-b", [VAC_OLD])])
+        pubs = await w.step()
+        assert by_project(w) == {"team-a": 2.0, "team-b": 1.0} and w.gauge() == 3.0
+        (event,) = _events(pubs)
+        assert "blocked by 3 object(s) in 2 Application(s): by project: team-a 2, team-b 1; " in event[1]
+        assert w.annotations[Annotation.UPGRADE_BLOCKED].startswith("by project: team-a 2, team-b 1; team-a/web: ")
+
+        # team-b fixes its manifest: its series goes, it does not stay at 0
+        consumer.upserted(owned("api", "team-b", [VAC_NEW]))
+        await w.step()
+        assert by_project(w) == {"team-a": 2.0}
+        assert w.annotations[Annotation.UPGRADE_BLOCKED].startswith("by project: team-a 2; ")
+
+        # clear: no by-project series at all, the cluster's gauge says 0
+        consumer.upserted(owned("web", "team-a", [VAC_NEW]))
+        await w.step()
+        assert by_project(w) == {} and w.gauge() == 0.0
+
+        # blocked again, then the gate ends (upgrade-to removed): every series goes
+        consumer.upserted(owned("web", "team-a", [PDB]))
+        await w.step()
+        assert by_project(w) == {"team-a": 1.0}
+        w.annotate({Annotation.UPGRADE_TO: None})
+        await w.step()
+        assert by_project(w) == {} and w.gauge() is None
+
+        # and a deleted Secret leaves none either
+        w.annotate({Annotation.UPGRADE_TO: "1.37"})
+        await w.step()
+        assert by_project(w) == {"team-a": 1.0}
+        w.inventory.delete("cluster-prod")
+        assert by_project(w) == {} and w.gauge() is None
 
     asyncio.run(story())

@@ -11,13 +11,15 @@ from typing import Any
 import pytest
 
 from argocd_lifecycle.generators.fleet.applications import AppStatus, app_status
+from argocd_lifecycle.generators.fleet.events import EventRecorder
 from argocd_lifecycle.generators.fleet.view import ClusterState
 from argocd_lifecycle.generators.rollout.errors import RolloutUnavailable
-from argocd_lifecycle.generators.rollout.keeper import AppSetCache, RolloutKeeper, member, paused_event
+from argocd_lifecycle.generators.rollout.keeper import AppSetCache, RolloutKeeper, event_spec, member, paused_event
 from argocd_lifecycle.generators.rollout.machine import Reason, RolloutEvent
 from argocd_lifecycle.generators.rollout.spec import RolloutSpec, parse_rollout
 from argocd_lifecycle.generators.rollout.state import CONTROL_ANNOTATION, STATE_ANNOTATION, Status, decode
 from argocd_lifecycle.model import Annotation, Phase
+from argocd_lifecycle.notifications.timeline.events import read_event
 
 APPSET = "guestbook"
 T0 = 1_767_614_400.0  # 2026-01-05T12:00:00Z
@@ -305,3 +307,66 @@ def test_the_state_annotation_is_json() -> None:
     k, cache = keeper(world)
     look(world, k, cache, spec("v2"))
     assert json.loads(world.annotations[STATE_ANNOTATION])["v"] == 1
+
+
+def test_a_state_annotation_nested_deeper_than_the_parser_goes_starts_over() -> None:
+    # within the 256 KiB bound, "[[[[..." made json.loads raise RecursionError, which escaped as a 500
+    world = World(annotations={STATE_ANNOTATION: "[" * 100_000})
+    k, cache = keeper(world)
+    assert look(world, k, cache, spec("v2")) == {"c1": "v2", "r1": "v1", "r2": "v1"}
+    assert decode(world.annotations[STATE_ANNOTATION]).revision == "v2"
+
+
+def test_each_wave_is_an_event_of_its_own_named_for_its_moment() -> None:
+    canary = RolloutEvent(Reason.WAVE_BAKED, "rollout of v2: wave canary baked (1 clusters)")
+    rest = RolloutEvent(Reason.WAVE_STARTED, "rollout of v2: wave rest started")
+    at = 1_767_614_400_250_000_000  # 2026-01-05T12:00:00.25Z
+    first, second = event_spec("argocd", APPSET, "u1", canary, at), event_spec("argocd", APPSET, "u1", rest, at + 1000)
+    assert (first.object_kind, first.object_api_version, first.kind) == (
+        "ApplicationSet",
+        "argoproj.io/v1alpha1",
+        "Normal",
+    )
+    assert first.object_name == f"{APPSET}.{at:x}" and first.object_name != second.object_name
+    assert event_spec("argocd", APPSET, "u1", RolloutEvent(Reason.PAUSED, "paused", ("a",)), at).kind == "Warning"
+    # the timeline reads the moment back from the name: the bake first, then the next wave, in one second
+    read = [
+        read_event(
+            {"metadata": {"name": s.object_name}, "involvedObject": {"kind": "ApplicationSet", "name": APPSET},
+             "reason": s.reason, "firstTimestamp": "2026-01-05T12:00:00Z"},  # type: ignore[typeddict-unknown-key]
+            "event",
+        )
+        for s in (second, first)
+    ]  # fmt: skip
+    assert sorted(read, key=lambda e: e.first)[0].reason == "RolloutWaveBaked"
+    assert read[1].first.microsecond == 250_000
+
+
+class _Core:
+    def __init__(self) -> None:
+        self.created: list[dict[str, Any]] = []
+
+    def create_namespaced_event(self, namespace: str, body: dict[str, Any]) -> None:
+        self.created.append(body)
+
+
+class _Kube:
+    def __init__(self) -> None:
+        self.core = _Core()
+
+    def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+
+def test_the_recorder_keeps_nothing_of_one_occurrence_events() -> None:
+    kube = _Kube()
+    recorder = EventRecorder(kube, instance="test")  # type: ignore[arg-type]
+    at = 1_767_614_400_000_000_000
+    for n in range(50):  # a long-lived leader tells many waves: its memory stays bounded
+        event = RolloutEvent(Reason.WAVE_STARTED, f"rollout of v{n}: wave canary started")
+        recorder.record(event_spec("argocd", APPSET, "u1", event, at + n), "2026-01-05T12:00:00Z")
+    assert len(kube.core.created) == 50
+    assert len({b["metadata"]["name"] for b in kube.core.created}) == 50
+    assert recorder._counts == {}
+    involved = kube.core.created[0]["involvedObject"]
+    assert (involved["kind"], involved["name"], involved["namespace"]) == ("ApplicationSet", APPSET, "argocd")

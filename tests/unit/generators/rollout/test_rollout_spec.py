@@ -117,6 +117,12 @@ def test_a_cluster_window_annotation_is_bounded() -> None:
         cluster_windows({WINDOWS_ANNOTATION: " " * 5000})
 
 
+def test_a_cluster_window_annotation_nested_too_deeply_is_one_error() -> None:
+    # 4096 "[" fit the bound and made json.loads raise RecursionError, which escaped the plan as a 500
+    with pytest.raises(RolloutInputError, match="not a JSON list of windows"):
+        cluster_windows({WINDOWS_ANNOTATION: "[" * 4096})
+
+
 def test_a_cluster_window_annotation_parses() -> None:
     windows = cluster_windows({WINDOWS_ANNOTATION: json.dumps([{"schedule": "0 22 * * *", "duration": "2h"}])})
     assert windows is not None and windows.open_at(datetime(2026, 1, 1, 23, tzinfo=UTC))
@@ -149,6 +155,8 @@ def test_the_decoded_state_of_a_good_annotation() -> None:
         json.dumps({**GOOD_STATE, "given": "c1"}),
         json.dumps({**GOOD_STATE, "history": ["a"] * 17}),
         json.dumps({**GOOD_STATE, "reason": "x" * 2000}),
+        "[" * 100_000,
+        '{"v":1,"given":' + "[" * 50_000,
     ],
 )
 def test_a_state_annotation_that_does_not_decode_is_one_error(text: str) -> None:

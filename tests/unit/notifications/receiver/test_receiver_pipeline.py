@@ -188,6 +188,19 @@ async def test_another_alert_of_an_app_the_storm_names_is_not_told_again(
     assert len(later) == 1 and later[0].payload["count"] == 3
 
 
+async def test_two_tenants_applications_of_one_name_are_two_in_the_storm(
+    pipeline: Pipeline, store, clock: Clock
+) -> None:
+    """team-a/web and team-b/web are two Applications: the storm named "web" once and told team-b's
+    destination nothing when its `web` alerted second."""
+    await pipeline.ingest(events.from_lifecycle(lifecycle("Unreachable"), clock()))
+    for namespace in ("team-a", "team-b"):
+        await pipeline.ingest(events.from_argocd(app_alert("web", namespace=namespace), clock()))
+    (storm,) = [i.payload for i in await pending(store) if i.payload["kind"] == "collapsed"]
+    assert (storm["count"], storm["apps"]) == (2, ["team-a/web", "team-b/web"])
+    assert storm["text"] == "Applications: team-a/web, team-b/web"
+
+
 async def test_an_argocd_body_claiming_unreachable_opens_no_storm(pipeline: Pipeline, store, clock: Clock) -> None:
     """Attack: an Application annotated clusterPhase Unreachable (anyone who may edit it can) made the
     receiver page "Cluster prod-eu-1 is Unreachable"; only the signed lifecycle source may say so."""

@@ -59,6 +59,9 @@ class FakeAPI(ThreadingHTTPServer):
         self.lists: dict[str, tuple[str, list[dict[str, Any]]]] = {}
         self.objects: dict[str, dict[str, Any]] = {}
         self.forbidden: set[str] = set()
+        #: field selectors (a term of them) refused 403, as RBAC refuses nothing finer than a resource
+        #: but a test needs one list refused and its neighbour answered
+        self.forbidden_selectors: set[str] = set()
         self.token = ""
         self.requests: list[str] = []
 
@@ -91,8 +94,10 @@ class Handler(BaseHTTPRequestHandler):
         self.server.requests.append(self.path)
         if self.server.token and self.headers.get("Authorization") != f"Bearer {self.server.token}":
             return self.status(401, "Unauthorized", "Unauthorized")
-        if url.path in self.server.forbidden:
-            return self.status(403, "Forbidden", f"secrets is forbidden: cannot list resource at {url.path}")
+        if url.path in self.server.forbidden or any(
+            term in query.get("fieldSelector", "") for term in self.server.forbidden_selectors
+        ):
+            return self.status(403, "Forbidden", f"forbidden: cannot list resource at {url.path}")
         if url.path in self.server.objects:
             return self.reply(200, self.server.objects[url.path])
         if url.path in self.server.lists:
