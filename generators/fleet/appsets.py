@@ -100,7 +100,7 @@ class AppSetIndex:
                 "",
                 f"no ApplicationSet {name!r} in the namespaces this generator watches "
                 f"({self.namespaces.describe()}), so it cannot see the Applications an answer would delete; "
-                f"if it lives in another namespace, grant the watch with {GRANT}",
+                f"if it lives in another namespace{self._unwatched_hint()}, grant the watch with {GRANT}",
             )
         spaces = sorted(found)
         listed = ", ".join(spaces[:_NAMED]) + (f" and {len(spaces) - _NAMED} more" if len(spaces) > _NAMED else "")
@@ -111,6 +111,9 @@ class AppSetIndex:
             f"names none; set input parameter {NAMESPACE_PARAMETER} to the ApplicationSet's own namespace "
             "in its plugin generator",
         )
+
+    def _unwatched_hint(self) -> str:
+        return f" (Argo CD also takes ApplicationSets from {shown(self.unwatched)})" if self.unwatched else ""
 
     def _unplaced(self, name: str, namespace: str, why: str) -> Placement:
         message = f"cannot place ApplicationSet {name!r}: {why}; answering nothing rather than unguarded"

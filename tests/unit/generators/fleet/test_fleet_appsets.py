@@ -125,6 +125,10 @@ def test_a_name_found_once_is_not_placed_while_argo_cd_takes_appsets_from_unwatc
     assert index.place("shop", "argocd").key == "shop"
     # naming one that matches the unwatched pattern is refused as any unwatched namespace is
     assert "does not watch" in index.place("web", "team-c").problem
+    # a name in no watched namespace: the patterns say where it may be
+    assert "if it lives in another namespace (Argo CD also takes ApplicationSets from 'team-*', '/^ops-/'), grant" in (
+        index.place("api", "").problem
+    )
 
 
 def test_without_unwatched_patterns_a_name_found_once_is_placed_as_before() -> None:
