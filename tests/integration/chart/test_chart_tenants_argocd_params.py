@@ -7,10 +7,8 @@ naming them instead of saying clear."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -21,60 +19,26 @@ from argocd_lifecycle.generators.fleet.argocd_params import (
     ARGOCD_CMD_PARAMS_CM,
 )
 from argocd_lifecycle.model import Annotation
-from tests.harness import paths
-from tests.harness.platform import register_node
-from tests.harness.procs import Supervisor, free_port, wait_until
-from tests.integration.chart.chartkit import one, render
+from tests.harness.procs import wait_until
+from tests.integration.chart.chartkit import render
 from tests.integration.chart.realapi import NAMESPACE, RealApi
+from tests.integration.chart.tenantkit import ACCOUNT, API, apply_web, fresh_election, start_generator
 
 pytestmark = pytest.mark.upstream
 
-ACCOUNT = "argocd-lifecycle-generator"
 TENANT = "team-a"
 SETS = (f"generator.applicationNamespaces={{{TENANT}}}",)
-API = "argoproj.io/v1alpha1"
 PARAMS = {APPSET_NAMESPACES: f"{TENANT}, team-*", APPLICATION_NAMESPACES: f"{TENANT},/^team-/"}
 GATE_KEYS = (Annotation.UPGRADE_TO, Annotation.UPGRADE_BLOCKERS, Annotation.UPGRADE_BLOCKED,
              Annotation.UPGRADE_BLOCKED_SINCE)  # fmt: skip
-
-
-def _args(token_file: Path, kubeconfig: Path, port: int) -> list[str]:
-    args = list(one(render(sets=SETS), "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"])
-    first = args.index("--listen")
-    del args[first : first + 4]  # the pod's IP and loopback: one loopback port here
-    args.remove("--in-cluster")  # not in a pod: no KUBERNETES_SERVICE_HOST to probe the management cluster by
-    for flag, value in (("--token-file", str(token_file)), ("--identity", "pod-p"), ("--probe-interval", "1s"),
-                        ("--ready-after", "1")):  # fmt: skip
-        args[args.index(flag) + 1] = value
-    return [str(paths.our_cli()), *args, "--listen", f"127.0.0.1:{port}", "--kubeconfig", str(kubeconfig)]
 
 
 def _objects(api: RealApi) -> None:
     wanted = {"Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
     api.admin.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": TENANT}})
     api.apply_all([d for d in render(sets=SETS) if d["kind"] in wanted])
-    api.admin.apply({
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": "cluster-self", "namespace": NAMESPACE,
-                     "labels": {"argocd.argoproj.io/secret-type": "cluster"}},
-        "stringData": {"name": "self", "server": api.cluster.server,
-                       "config": json.dumps(api.cluster.argocd_cluster_config())},
-    })  # fmt: skip
-    appset = api.admin.apply({
-        "apiVersion": API, "kind": "ApplicationSet", "metadata": {"name": "web", "namespace": TENANT},
-        "spec": {"generators": [{"plugin": {"configMapRef": {"name": ACCOUNT}}}],
-                 "template": {"metadata": {"name": "web-{{name}}"},
-                              "spec": {"project": TENANT,
-                                       "source": {"repoURL": "https://git.example/apps", "path": "web"},
-                                       "destination": {"server": "{{server}}", "namespace": "web"}}}},
-    })  # fmt: skip
-    owner = {"apiVersion": API, "kind": "ApplicationSet", "name": "web", "uid": appset["metadata"]["uid"]}
-    api.admin.apply({
-        "apiVersion": API, "kind": "Application",
-        "metadata": {"name": "web-self", "namespace": TENANT, "ownerReferences": [owner]},
-        "spec": {"project": TENANT, "source": {"repoURL": "https://git.example/apps", "path": "web"},
-                 "destination": {"server": api.cluster.server, "namespace": "web"}},
-    })  # fmt: skip
+    api.apply_cluster_self()
+    apply_web(api, TENANT)
 
 
 def _params(api: RealApi, data: dict[str, str | None]) -> None:
@@ -102,21 +66,11 @@ def test_unwatched_argo_cd_namespaces_refuse_the_name_alone_and_keep_the_gate_fr
     real_api: RealApi, tmp_path: Path
 ) -> None:
     api = real_api
-    api.admin.delete("coordination.k8s.io/v1", "Lease", "argocd-lifecycle-generator", NAMESPACE)
-    if api.admin.get("v1", "Node", "node-p") is None:
-        register_node(api.cluster.api_client(), "node-p")
+    fresh_election(api, "node-p")
     _objects(api)
     _params(api, dict(PARAMS))
-    token = "plugin-token-for-the-argocd-params-test"
-    (tmp_path / "token").write_text(token)
-    port = free_port()
-    sup = Supervisor(tmp_path / "logs")
-    proc = sup.start("generator", _args(tmp_path / "token", api.kubeconfig_for(ACCOUNT), port))
-    url = f"http://127.0.0.1:{port}/api/v1/getparams.execute"
-
-    def ask(**parameters: Any) -> httpx.Response:
-        body = {"applicationSetName": "web", "input": {"parameters": parameters}}
-        return httpx.post(url, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    generator = start_generator(api, SETS, tmp_path, "pod-p")
+    proc, ask = generator.proc, generator.ask
 
     def secret_annotations() -> dict[str, str]:
         found = api.admin.get("v1", "Secret", "cluster-self", NAMESPACE) or {}
@@ -152,7 +106,7 @@ def test_unwatched_argo_cd_namespaces_refuse_the_name_alone_and_keep_the_gate_fr
         assert blocked.startswith("argocd-cmd-params-cm application.namespaces: Applications in '/^team-/'")
         assert secret_annotations()[Annotation.UPGRADE_BLOCKERS] == "1"
     finally:
-        sup.stop_all()
+        generator.sup.stop_all()
         _params(api, dict.fromkeys(PARAMS))
         api.admin.merge_patch(
             "v1", "Secret", "cluster-self", {"metadata": {"annotations": dict.fromkeys(GATE_KEYS)}}, NAMESPACE
