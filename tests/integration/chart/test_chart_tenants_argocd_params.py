@@ -117,3 +117,29 @@ def test_unwatched_argo_cd_namespaces_refuse_the_name_alone_and_keep_the_gate_fr
     assert "applicationsetcontroller.namespaces in argocd-cmd-params-cm names namespaces" in log
     assert "application.namespaces in argocd-cmd-params-cm names namespaces" in log
     assert not re.search(r"\b403\b|[Ff]orbidden|denied|ValidatingAdmissionPolicy", log), log[-3000:]
+
+
+def test_a_hostile_namespace_list_stops_the_start_with_one_line_naming_the_key(
+    real_api: RealApi, tmp_path: Path
+) -> None:
+    """A control character in applicationsetcontroller.namespaces (an escape sequence meant for the log
+    reader's terminal): the real generator exits 1 at start-up, its error naming the ConfigMap and key."""
+    api = real_api
+    fresh_election(api, "node-p")
+    _objects(api)
+    _params(api, {APPSET_NAMESPACES: "team-a,\x1b]8;;https://evil.example\x07team-b"})
+    generator = start_generator(api, SETS, tmp_path, "pod-h")
+    try:
+        code = wait_until(generator.proc.popen.poll, timeout=60, what="the generator to stop at start-up")
+    finally:
+        generator.sup.stop_all()
+        _params(api, dict.fromkeys(PARAMS))
+        api.admin.delete(API, "ApplicationSet", "web", TENANT)
+        api.admin.delete(API, "Application", "web-self", TENANT)
+    assert code == 1
+    errors = [line for line in generator.proc.log_path.read_text().splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: ConfigMap {NAMESPACE}/argocd-cmd-params-cm applicationsetcontroller.namespaces: holds a control "
+        "character (a list of namespaces is plain text)"
+    ]
+    assert "evil.example" not in generator.proc.log_path.read_text()
