@@ -21,6 +21,14 @@ from argocd_lifecycle.generators.fleet.applications import PLURAL as APPLICATION
 from argocd_lifecycle.generators.fleet.applications import ApplicationIndex, reader
 from argocd_lifecycle.generators.fleet.appsets import PLURAL as APPSETS
 from argocd_lifecycle.generators.fleet.appsets import AppSetIndex
+from argocd_lifecycle.generators.fleet.argocd_params import (
+    APPLICATION_NAMESPACES,
+    APPSET_NAMESPACES,
+    ARGOCD_CMD_PARAMS_CM,
+    ArgoNamespaces,
+    read_argo_namespaces,
+    shown,
+)
 from argocd_lifecycle.generators.fleet.baseline import KubeBaseline
 from argocd_lifecycle.generators.fleet.departures import Departures
 from argocd_lifecycle.generators.fleet.directory import Directory
@@ -33,7 +41,7 @@ from argocd_lifecycle.generators.fleet.kube_source import KubeSource
 from argocd_lifecycle.generators.fleet.leader import LeaderElector, LeaseSettings
 from argocd_lifecycle.generators.fleet.list_watch import ListWatch
 from argocd_lifecycle.generators.fleet.metrics import FleetMetrics
-from argocd_lifecycle.generators.fleet.namespaces import ScopedWatch
+from argocd_lifecycle.generators.fleet.namespaces import GRANT, Namespaces, ScopedWatch
 from argocd_lifecycle.generators.fleet.poster import Notifier
 from argocd_lifecycle.generators.fleet.refresher import AppSetRefresher
 from argocd_lifecycle.generators.fleet.state_file import StateFile, StateWriter, default_path
@@ -72,6 +80,8 @@ class Fleet:
     rollouts: RolloutKeeper | None = None
     #: the rollouts' watch of the Argo CD namespace's ApplicationSets (their annotations)
     rollout_appsets: ListWatch | None = None
+    #: Argo CD's namespace patterns (argocd-cmd-params-cm) that the watches do not cover
+    unwatched: ArgoNamespaces = field(default_factory=ArgoNamespaces)
 
     def start_watches(self) -> None:
         """The Applications and ApplicationSets watches, once everything that consumes them is attached."""
@@ -125,6 +135,29 @@ async def _connect(settings: ServeSettings, inventory: Inventory) -> Kube:
     return kube
 
 
+async def _unwatched(kube: Kube, watched: Namespaces) -> ArgoNamespaces:
+    """Argo CD's namespaces (argocd-cmd-params-cm, read once; not at all when every namespace is watched)
+    that the watches do not cover, each kind told once on stderr."""
+    if watched.everywhere:
+        return ArgoNamespaces()
+    argo = await asyncio.to_thread(read_argo_namespaces, kube, watched.home)
+    unwatched = argo.unwatched(watched)
+    if unwatched.appsets:
+        log.warning(
+            "%s in %s names namespaces this generator does not watch (%s): an ApplicationSet is placed only "
+            "by its input parameter applicationSetNamespace, else answered 503 not_placed; or add them (or "
+            "'*') to %s",
+            APPSET_NAMESPACES, ARGOCD_CMD_PARAMS_CM, shown(unwatched.appsets), GRANT,
+        )  # fmt: skip
+    if unwatched.applications:
+        log.warning(
+            "%s in %s names namespaces this generator does not watch (%s): the upgrade gate cannot see their "
+            "Applications and publishes no cluster clear; add them (or '*') to %s",
+            APPLICATION_NAMESPACES, ARGOCD_CMD_PARAMS_CM, shown(unwatched.applications), GRANT,
+        )  # fmt: skip
+    return unwatched
+
+
 async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = None) -> Fleet:
     loop = asyncio.get_running_loop()
     inventory = Inventory(settings.namespace)
@@ -148,10 +181,12 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
     directory = Directory(Departures(state))
     watched = settings.namespaces
     kube_baseline: KubeBaseline | None = None
+    unwatched = ArgoNamespaces()
     if kube is not None:
+        unwatched = await _unwatched(kube, watched)
         applications = ApplicationIndex(directory.identify, home=watched.home, scopes=watched.scopes)
         applications.read = reader(kube)
-        kube_baseline = KubeBaseline(applications, AppSetIndex(watched))
+        kube_baseline = KubeBaseline(applications, AppSetIndex(watched, unwatched=unwatched.appsets))
     outputs = _outputs(settings, kube, state, is_leader, notifier)
     baseline = _baseline(kube_baseline, state)
     engine = FleetEngine(
@@ -169,7 +204,7 @@ async def start_fleet(settings: ServeSettings, metrics: FleetMetrics | None = No
         refresher=outputs.refresher,
         instance=settings.identity,
     )
-    fleet = Fleet(engine, baseline, reporter, kube, leader, state=state, notifier=notifier)
+    fleet = Fleet(engine, baseline, reporter, kube, leader, state=state, notifier=notifier, unwatched=unwatched)
     if outputs.refresher is not None:
         fleet.tasks.append(asyncio.create_task(outputs.refresher.run(), name="appset-refresher"))
     if notifier is not None:
@@ -245,8 +280,9 @@ def _with_upgrade_gate(
     ``upgrade-to`` release, fed by the same Applications list/watches as the mass-drop guard (to be
     started once both consume them)."""
     _, task = upgrade_gate.attach(
-        kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry
-    )
+        kube, inventory, fleet.applications, leader, instance=settings.identity, registry=registry,
+        unseen=fleet.unwatched.applications,
+    )  # fmt: skip
     fleet.tasks.append(task)
 
 

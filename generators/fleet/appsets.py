@@ -4,8 +4,11 @@ Argo CD's plugin-generator request names the ApplicationSet but not its namespac
 (``applicationSetName`` only), and two tenants may each have an ApplicationSet ``web``. Judging one's
 answer against the other's Applications would guard the wrong thing, so a request is placed only when
 its name exists in exactly one watched namespace, or when its input parameter
-``applicationSetNamespace`` names a watched namespace holding it. Otherwise ``Placement.problem`` says
-why and how to fix it, and the service answers 503: never a guessed baseline.
+``applicationSetNamespace`` names a watched namespace holding it. "Exactly one" holds only while the
+generator sees every namespace Argo CD's ApplicationSet controller takes ApplicationSets from
+(argocd-cmd-params-cm, argocd_params.py): where it does not, a name found once may still be another
+namespace's, so only the parameter places it. Otherwise ``Placement.problem`` says why and how to fix
+it, and the service answers 503: never a guessed baseline.
 
 Only the name, namespace, uid and the template's project of each ApplicationSet are kept.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from argocd_lifecycle.generators.fleet.argocd_params import APPSET_NAMESPACES, ARGOCD_CMD_PARAMS_CM, shown
 from argocd_lifecycle.generators.fleet.list_watch import Consumer
 from argocd_lifecycle.generators.fleet.namespaces import GRANT, Namespaces, ScopeHealth, in_scope
 from argocd_lifecycle.generators.fleet.view import NAMESPACE_PARAMETER, Placement, qualified, split_key
@@ -45,8 +49,10 @@ def _project(obj: dict[str, Any]) -> str:
 class AppSetIndex:
     """Every watched ApplicationSet, by name then namespace; touched only on the event loop's thread."""
 
-    def __init__(self, namespaces: Namespaces) -> None:
+    def __init__(self, namespaces: Namespaces, *, unwatched: tuple[str, ...] = ()) -> None:
         self.namespaces = namespaces
+        #: the patterns of Argo CD's ApplicationSet namespaces the watch does not cover (argocd_params.py)
+        self.unwatched = unwatched
         self.health = ScopeHealth(namespaces.scopes)
         self._by_name: dict[str, dict[str, _AppSet]] = {}
 
@@ -74,6 +80,17 @@ class AppSetIndex:
                     f"no ApplicationSet {name!r} in namespace {namespace!r} (input parameter {NAMESPACE_PARAMETER})",
                 )
             return Placement(qualified(namespace, name, home), namespace, name, found[namespace].project)
+        if len(found) == 1 and self.unwatched:
+            (only, _), *_ = found.items()
+            return self._unplaced(
+                name,
+                "",
+                f"Argo CD's ApplicationSet controller also takes ApplicationSets from namespaces this generator "
+                f"does not watch ({APPSET_NAMESPACES} in {ARGOCD_CMD_PARAMS_CM}: {shown(self.unwatched)}), so "
+                f"the {name!r} found in namespace {only!r} may not be the one asking; set input parameter "
+                f"{NAMESPACE_PARAMETER} to the ApplicationSet's own namespace in its plugin generator, or add "
+                f"those namespaces (or '*') to {GRANT}",
+            )
         if len(found) == 1:
             (only, appset), *_ = found.items()
             return Placement(qualified(only, name, home), only, name, appset.project)
@@ -83,17 +100,20 @@ class AppSetIndex:
                 "",
                 f"no ApplicationSet {name!r} in the namespaces this generator watches "
                 f"({self.namespaces.describe()}), so it cannot see the Applications an answer would delete; "
-                f"if it lives in another namespace, grant the watch with {GRANT}",
+                f"if it lives in another namespace{self._unwatched_hint()}, grant the watch with {GRANT}",
             )
         spaces = sorted(found)
-        shown = ", ".join(spaces[:_NAMED]) + (f" and {len(spaces) - _NAMED} more" if len(spaces) > _NAMED else "")
+        listed = ", ".join(spaces[:_NAMED]) + (f" and {len(spaces) - _NAMED} more" if len(spaces) > _NAMED else "")
         return self._unplaced(
             name,
             "",
-            f"ApplicationSets named {name!r} exist in {len(spaces)} namespaces ({shown}) and Argo CD's request "
+            f"ApplicationSets named {name!r} exist in {len(spaces)} namespaces ({listed}) and Argo CD's request "
             f"names none; set input parameter {NAMESPACE_PARAMETER} to the ApplicationSet's own namespace "
             "in its plugin generator",
         )
+
+    def _unwatched_hint(self) -> str:
+        return f" (Argo CD also takes ApplicationSets from {shown(self.unwatched)})" if self.unwatched else ""
 
     def _unplaced(self, name: str, namespace: str, why: str) -> Placement:
         message = f"cannot place ApplicationSet {name!r}: {why}; answering nothing rather than unguarded"

@@ -50,12 +50,14 @@ _APPSETS = ("argoproj.io", "v1alpha1")
 
 def external_event(hold: Hold, home: str, episode: str) -> dict[str, Any]:
     """The receiver's external event body for a held answer (all strings; labels for routing): the
-    namespace is the ApplicationSet's own, so a tenant's hold routes like its other messages."""
+    namespace is the ApplicationSet's own and the project its template's, so a tenant's hold routes (and
+    is silenced) like its other messages; no project is sent when it is not known."""
     namespace, name = split_key(hold.appset, home)
     return {
         "trigger": TRIGGER,
         "severity": "critical",
         "namespace": namespace,
+        **({"project": hold.project} if hold.project else {}),
         "message": hold.message,
         "revision": hashlib.sha256(f"{namespace}/{name}/{episode}".encode()).hexdigest()[:16],
         "labels": {"applicationSet": name, "clusters": str(len(hold.lost))},

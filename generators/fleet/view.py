@@ -163,6 +163,8 @@ class Hold:
     lost: tuple[Target, ...]
     total: int
     message: str
+    #: the ApplicationSet's project (``Placement.project``), "" when not a plain string
+    project: str = ""
 
 
 class HoldReporter(Protocol):

@@ -11,7 +11,10 @@ Input: the Applications list/watches of the generator's watched namespaces (``co
 one list/watch's ``Consumer``; a tenant's Application deploying to the cluster counts like any other)
 and the inventory's cluster Secrets. Only the leader publishes; a resync every ``resync`` seconds
 catches a leadership change and retries what failed. Until the Applications of every watched
-namespace were listed once, nothing is decided: an empty cache must not say "clear".
+namespace were listed once, nothing is decided: an empty cache must not say "clear". Nor may a gate
+that cannot see every Application Argo CD acts on: where ``application.namespaces`` in
+argocd-cmd-params-cm has namespaces the generator does not watch (``unseen``), every report carries one
+more blocker naming them (``unseen_blocker``), so no cluster is published clear.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,15 +33,16 @@ from argocd_lifecycle.cluster_secrets import ClusterSecret
 from argocd_lifecycle.deprecations.knowledge import builtin
 from argocd_lifecycle.deprecations.rules import Key, KnowledgeBase
 from argocd_lifecycle.errors import LifecycleError, UsageError
+from argocd_lifecycle.generators.fleet.argocd_params import APPLICATION_NAMESPACES, ARGOCD_CMD_PARAMS_CM, shown
 from argocd_lifecycle.generators.fleet.inventory import Change, ChangeKind, Inventory
 from argocd_lifecycle.generators.fleet.list_watch import Consumer, ListWatch
 from argocd_lifecycle.generators.fleet.namespaces import EVERY, ScopeHealth, in_scope
-from argocd_lifecycle.generators.preflight.apps import AppRecord, read_application
+from argocd_lifecycle.generators.preflight.apps import AppRecord, Resource, read_application
 from argocd_lifecycle.generators.preflight.clusters import ClusterRef, deploys_to
 from argocd_lifecycle.generators.preflight.evaluate import evaluate
 from argocd_lifecycle.generators.preflight.metrics import GateMetrics
 from argocd_lifecycle.generators.preflight.publish import KubePublisher, Publisher, decide
-from argocd_lifecycle.generators.preflight.report import Report
+from argocd_lifecycle.generators.preflight.report import Finding, Report, Status
 from argocd_lifecycle.kube.client import Kube
 from argocd_lifecycle.model import Annotation
 from argocd_lifecycle.versions import KubeVersion
@@ -77,6 +82,25 @@ def tee(*consumers: Consumer) -> Consumer:
     return Consumer(listed, upserted, deleted, broken)
 
 
+def unseen_blocker(report: Report, unseen: tuple[str, ...]) -> Report:
+    """``report`` with one more blocker: the Applications of ``unseen`` (patterns of Argo CD's
+    ``application.namespaces`` the generator does not watch) may deploy to the cluster unseen, so it
+    cannot be clear until they are watched."""
+    blind = Finding(
+        application=f"{ARGOCD_CMD_PARAMS_CM} {APPLICATION_NAMESPACES}",
+        project="",
+        plugin="",
+        resource=Resource("argoproj.io/v1alpha1", "Applications", "", f"in {shown(unseen)}, not watched"),
+        status=Status.BLOCKER,
+        deprecated_in="",
+        removed_in="",
+        replacement="",
+        note="the upgrade gate cannot see these Applications: add their namespaces (or '*') to "
+        "generator.applicationNamespaces",
+    )
+    return replace(report, findings=(blind, *report.findings))
+
+
 def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
@@ -95,12 +119,15 @@ class UpgradeGate:
         settle: float = 0.5,
         resync: float = 30.0,
         scopes: tuple[str, ...] = (EVERY,),
+        unseen: tuple[str, ...] = (),
     ) -> None:
         self.kb, self.inventory, self.publisher, self.metrics = kb, inventory, publisher, metrics
         self.is_leader = is_leader
         self.settle, self.resync = settle, resync
         self.apps: dict[str, AppRecord] = {}
         self.health = ScopeHealth(scopes)
+        #: patterns of Argo CD's application namespaces that no watched scope covers (argocd_params.py)
+        self.unseen = unseen
         #: Secret names to evaluate again
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
@@ -189,7 +216,8 @@ class UpgradeGate:
         if target is None:
             return None
         self.evaluations += 1
-        return evaluate(self.kb, ClusterRef.of(secret), self.apps.values(), target)
+        report = evaluate(self.kb, ClusterRef.of(secret), self.apps.values(), target)
+        return unseen_blocker(report, self.unseen) if self.unseen else report
 
     async def check(self, name: str) -> bool:
         """Evaluate and publish one cluster; False when it must be tried again."""
@@ -246,12 +274,16 @@ def attach(
     *,
     instance: str = "",
     registry: CollectorRegistry = REGISTRY,
+    unseen: tuple[str, ...] = (),
 ) -> tuple[UpgradeGate, asyncio.Task[None]]:
     """The gate of ``generator serve``: fed by the generator's own Applications list/watch (the one the
-    mass-drop guard reads; no second watch), publishing on the Secrets through the API, leader only.
-    Call before ``applications.start()``."""
+    mass-drop guard reads; no second watch), publishing on the Secrets through the API, leader only;
+    ``unseen``: Argo CD's application namespaces those watches do not cover. Call before
+    ``applications.start()``."""
     publisher = KubePublisher(kube, is_leader, instance=instance)
-    gate = UpgradeGate(builtin(), inventory, publisher, GateMetrics(registry), scopes=tuple(applications))
+    gate = UpgradeGate(
+        builtin(), inventory, publisher, GateMetrics(registry), scopes=tuple(applications), unseen=unseen
+    )
     for scope, source in applications.items():
         source.consumer = tee(source.consumer, gate.consumer(scope))
     return gate, asyncio.create_task(gate.run(), name="upgrade-gate")

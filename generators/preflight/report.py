@@ -112,8 +112,9 @@ SUMMARY_PROJECTS, PROJECT_CHARS = 5, 63
 
 
 def blockers_by_project(report: Report) -> tuple[tuple[str, int], ...]:
-    """(project, blockers) of every project owning a blocker, most blockers first, then by name."""
-    counts = Counter(f.project for f in report.blockers)
+    """(project, blockers) of every project owning a blocker, most blockers first, then by name; a
+    blocker of no project (the gate's own, about Applications it cannot see) is in none."""
+    counts = Counter(f.project for f in report.blockers if f.project)
     return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
@@ -134,10 +135,11 @@ def blocked_summary(report: Report, limit: int = 1024) -> str:
     """``by project: team-a 2, default 1; app: Kind ns/name (apiVersion); ...`` of the blockers: which
     projects own them, then each one, at most about ``limit`` characters (the rest counted as "and N
     more"): an annotation value and a notification line, so bounded."""
-    head = f"by project: {project_summary(report)}"
+    owned = project_summary(report)
+    head = [f"by project: {owned}"] if owned else []
     parts = [f"{f.application}: {f.resource.label} ({f.resource.api_version})" for f in report.blockers]
     kept: list[str] = []
-    size = len(head) + 2
+    size = sum(len(h) + 2 for h in head)
     for part in parts:
         if kept and size + len(part) + 2 > limit - 20:  # room for "; and N more"
             break
@@ -145,4 +147,4 @@ def blocked_summary(report: Report, limit: int = 1024) -> str:
         kept.append(shown)
         size += len(shown) + 2
     left = len(parts) - len(kept)
-    return "; ".join([head, *kept]) + (f"; and {left} more" if left else "")
+    return "; ".join([*head, *kept]) + (f"; and {left} more" if left else "")

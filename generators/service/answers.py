@@ -223,8 +223,9 @@ class ParamsService:
         targets = baseline.targets(appset)
         try:
             self.guard.check(
-                appset, targets, fleet, allow=request.input.allow_mass_drop, confirm=lambda: baseline.confirm(appset)
-            )
+                appset, targets, fleet, allow=request.input.allow_mass_drop,
+                confirm=lambda: baseline.confirm(appset), project=where.project,
+            )  # fmt: skip
         except LifecycleError as exc:
             if isinstance(exc, Unavailable):
                 raise

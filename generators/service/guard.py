@@ -140,10 +140,12 @@ class MassDropGuard:
         *,
         allow: bool,
         confirm: Callable[[], Collection[Target]] | None = None,
+        project: str = "",
     ) -> None:
         """Return when the answer may be given; raise DropSettling or MassDropRefused when not.
 
-        ``confirm`` reads the targets afresh; it is called once before a loss is given."""
+        ``confirm`` reads the targets afresh; it is called once before a loss is given. ``project`` (the
+        ApplicationSet's) goes with a hold to the reporter, for the receiver's routes."""
         if self.max_drop_percent >= 100 or allow:
             return self._answer(appset)
         losing = lost(targets, fleet)
@@ -173,7 +175,7 @@ class MassDropGuard:
             again = lost(fresh, fleet)
             if again != losing:  # Argo CD made or removed Applications the cache had not seen: judge again
                 self._pending.pop(appset, None)
-                return self.check(appset, fresh, fleet, allow=allow)
+                return self.check(appset, fresh, fleet, allow=allow, project=project)
         if percent <= self.max_drop_percent:
             self._given[appset] = frozenset(losing)
             log.info("mass-drop guard: ApplicationSet %r drops %s (%.0f%%)", appset, _named(losing), percent)
@@ -189,7 +191,7 @@ class MassDropGuard:
         )
         self._held.add(appset)
         if self.reporter is not None:  # every refusal: the reporter tells each episode once, whoever refused
-            self.reporter.held(Hold(appset, tuple(losing), len(targets), message))
+            self.reporter.held(Hold(appset, tuple(losing), len(targets), message, project))
         raise MassDropRefused(message)
 
     def _answer(self, appset: str, *, keep: bool = False) -> None:

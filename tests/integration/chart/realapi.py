@@ -81,6 +81,16 @@ class RealApi:
         for doc in docs:
             self.admin.apply(doc, namespace=NAMESPACE)
 
+    def apply_cluster_self(self) -> None:
+        """The cluster Secret ``cluster-self`` (Argo CD name ``self``): this API server, as Argo CD reaches it."""
+        self.admin.apply({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "cluster-self", "namespace": NAMESPACE,
+                         "labels": {"argocd.argoproj.io/secret-type": "cluster"}},
+            "stringData": {"name": "self", "server": self.cluster.server,
+                           "config": json.dumps(self.cluster.argocd_cluster_config())},
+        })  # fmt: skip
+
 
 def start(folder: Path, sup: Supervisor) -> RealApi:
     """etcd, one kube-apiserver, and Argo CD's CRDs and base config in its namespace (as the e2e tier)."""

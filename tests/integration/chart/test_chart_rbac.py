@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from argocd_lifecycle.generators.fleet.argocd_params import ARGOCD_CMD_PARAMS_CM
 from tests.integration.chart.chartkit import NAMESPACE, SCENARIOS, find, one, outside_the_release_namespace, render
 
 pytestmark = pytest.mark.upstream
@@ -23,8 +24,11 @@ GENERATOR_RULES = [
     {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
     # generator.inCluster (on by default): argocd-cm's cluster.inClusterEnabled, read at start-up
     {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["argocd-cm"], "verbs": ["get"]},
+    # Argo CD's ApplicationSet and Application namespaces, read at start-up unless every namespace is watched
+    {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [ARGOCD_CMD_PARAMS_CM], "verbs": ["get"]},
     {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["get", "list", "watch", "patch"]},
 ]
+CMD_PARAMS_RULE = GENERATOR_RULES[6]
 TENANT_RULES = [
     {"apiGroups": ["argoproj.io"], "resources": ["applications"], "verbs": ["list", "watch"]},
     {"apiGroups": ["argoproj.io"], "resources": ["applicationsets"], "verbs": ["list", "watch", "patch"]},
@@ -137,3 +141,6 @@ def test_every_namespace_is_one_cluster_role_with_the_tenant_rules_only() -> Non
     binding = one(docs, "ClusterRoleBinding", name)
     assert binding["roleRef"]["name"] == name and binding["subjects"][0]["namespace"] == NAMESPACE
     assert not find(docs, "Role", TENANTS)
+    # every namespace watched: Argo CD's namespaces are covered whatever they are, so they are not read
+    generator = one(docs, "Role", "argocd-lifecycle-generator")["rules"]
+    assert generator == [r for r in GENERATOR_RULES if r is not CMD_PARAMS_RULE]

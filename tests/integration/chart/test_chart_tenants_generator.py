@@ -7,40 +7,23 @@ ApplicationSets; nothing the generator does is refused."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from argocd_lifecycle.model import Annotation
-from tests.harness import paths
-from tests.harness.platform import register_node
-from tests.harness.procs import Supervisor, free_port, wait_until
-from tests.integration.chart.chartkit import one, render
-from tests.integration.chart.realapi import NAMESPACE, RealApi
+from tests.harness.procs import wait_until
+from tests.integration.chart.chartkit import render
+from tests.integration.chart.realapi import RealApi
+from tests.integration.chart.tenantkit import API, apply_web, fresh_election, start_generator
 
 pytestmark = pytest.mark.upstream
 
-ACCOUNT = "argocd-lifecycle-generator"
 TENANTS = ("team-a", "team-b")
 SETS = ("generator.applicationNamespaces={team-a,team-b}",)
-API = "argoproj.io/v1alpha1"
 HELD_SINCE = "argocd-lifecycle.io/held-since"
-
-
-def _args(token_file: Path, kubeconfig: Path, port: int) -> list[str]:
-    docs = render(sets=SETS)
-    args = list(one(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"])
-    first = args.index("--listen")
-    del args[first : first + 4]  # the pod's IP and loopback: one loopback port here
-    args.remove("--in-cluster")  # not in a pod: no KUBERNETES_SERVICE_HOST to probe the management cluster by
-    for flag, value in (("--token-file", str(token_file)), ("--identity", "pod-t"), ("--probe-interval", "1s"),
-                        ("--ready-after", "1")):  # fmt: skip
-        args[args.index(flag) + 1] = value
-    return [str(paths.our_cli()), *args, "--listen", f"127.0.0.1:{port}", "--kubeconfig", str(kubeconfig)]
 
 
 def _objects(api: RealApi) -> None:
@@ -48,47 +31,17 @@ def _objects(api: RealApi) -> None:
     for tenant in TENANTS:
         api.admin.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": tenant}})
     api.apply_all([d for d in render(sets=SETS) if d["kind"] in wanted])
-    api.admin.apply({
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": "cluster-self", "namespace": NAMESPACE,
-                     "labels": {"argocd.argoproj.io/secret-type": "cluster"}},
-        "stringData": {"name": "self", "server": api.cluster.server,
-                       "config": json.dumps(api.cluster.argocd_cluster_config())},
-    })  # fmt: skip
+    api.apply_cluster_self()
     for tenant in TENANTS:
-        appset = api.admin.apply({
-            "apiVersion": API, "kind": "ApplicationSet", "metadata": {"name": "web", "namespace": tenant},
-            "spec": {"generators": [{"plugin": {"configMapRef": {"name": ACCOUNT}}}],
-                     "template": {"metadata": {"name": "web-{{name}}"},
-                                  "spec": {"project": tenant,
-                                           "source": {"repoURL": "https://git.example/apps", "path": "web"},
-                                           "destination": {"server": "{{server}}", "namespace": "web"}}}},
-        })  # fmt: skip
-        owner = {"apiVersion": API, "kind": "ApplicationSet", "name": "web", "uid": appset["metadata"]["uid"]}
-        api.admin.apply({
-            "apiVersion": API, "kind": "Application",
-            "metadata": {"name": "web-self", "namespace": tenant, "ownerReferences": [owner]},
-            "spec": {"project": tenant, "source": {"repoURL": "https://git.example/apps", "path": "web"},
-                     "destination": {"server": api.cluster.server, "namespace": "web"}},
-        })  # fmt: skip
+        apply_web(api, tenant)
 
 
 def test_two_tenants_web_are_placed_by_their_input_and_guarded_apart(real_api: RealApi, tmp_path: Path) -> None:
     api = real_api
-    api.admin.delete("coordination.k8s.io/v1", "Lease", "argocd-lifecycle-generator", NAMESPACE)
-    if api.admin.get("v1", "Node", "node-t") is None:
-        register_node(api.cluster.api_client(), "node-t")
+    fresh_election(api, "node-t")
     _objects(api)
-    token = "plugin-token-for-the-tenants-test"
-    (tmp_path / "token").write_text(token)
-    port = free_port()
-    sup = Supervisor(tmp_path / "logs")
-    proc = sup.start("generator", _args(tmp_path / "token", api.kubeconfig_for(ACCOUNT), port))
-    url = f"http://127.0.0.1:{port}/api/v1/getparams.execute"
-
-    def ask(**parameters: Any) -> httpx.Response:
-        body = {"applicationSetName": "web", "input": {"parameters": parameters}}
-        return httpx.post(url, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    generator = start_generator(api, SETS, tmp_path, "pod-t")
+    proc, ask = generator.proc, generator.ask
 
     def annotations(tenant: str) -> dict[str, str]:
         appset = api.admin.get(API, "ApplicationSet", "web", tenant) or {}
@@ -130,7 +83,7 @@ def test_two_tenants_web_are_placed_by_their_input_and_guarded_apart(real_api: R
         for tenant in TENANTS:
             assert annotations(tenant).get(Annotation.APPSET_REFRESH) == "true", tenant
     finally:
-        sup.stop_all()
+        generator.sup.stop_all()
         for tenant in TENANTS:
             api.admin.delete(API, "ApplicationSet", "web", tenant)
             api.admin.delete(API, "Application", "web-self", tenant)

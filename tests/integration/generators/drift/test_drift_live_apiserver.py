@@ -94,18 +94,8 @@ def _application(api: RealApi, synced_at: str, status: str = "OutOfSync") -> dic
     }  # fmt: skip
 
 
-def _cluster_secret(api: RealApi) -> None:
-    api.admin.apply({
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": "cluster-self", "namespace": NAMESPACE,
-                     "labels": {"argocd.argoproj.io/secret-type": "cluster"}},
-        "stringData": {"name": "self", "server": api.cluster.server,
-                       "config": json.dumps(api.cluster.argocd_cluster_config())},
-    })  # fmt: skip
-
-
 def _story(api: RealApi) -> None:
-    _cluster_secret(api)
+    api.apply_cluster_self()
     _as_argocd_applies(api)
     synced_at = format_rfc3339(time.time())
     time.sleep(1.1)  # managedFields keep seconds: the edit is after the sync finished

@@ -19,8 +19,8 @@ def appset(name: str, namespace: str, *, project: Any = "default", uid: str = ""
     }
 
 
-def _index(*names: str) -> AppSetIndex:
-    index = AppSetIndex(Namespaces.parse("argocd", names))
+def _index(*names: str, unwatched: tuple[str, ...] = ()) -> AppSetIndex:
+    index = AppSetIndex(Namespaces.parse("argocd", names), unwatched=unwatched)
     for scope in index.namespaces.scopes:
         index.listed([], scope)
     return index
@@ -99,3 +99,39 @@ def test_a_project_that_is_not_a_plain_string_is_left_empty(project: Any) -> Non
     index = _index()
     index.upserted(appset("web", "argocd", project=project))
     assert index.place("web", "").project == ""
+
+
+def test_a_name_found_once_is_not_placed_while_argo_cd_takes_appsets_from_unwatched_namespaces() -> None:
+    """applicationsetcontroller.namespaces has `team-*`, the generator watches team-a only: the `web` it
+    finds in team-a may be team-c's asking, whose Applications it cannot see."""
+    index = _index("team-a", unwatched=("team-*", "/^ops-/"))
+    index.upserted(appset("web", "team-a", project="team-a"))
+    index.upserted(appset("shop", "argocd"))
+    for name in ("web", "shop"):  # the Argo CD namespace's own too: the name alone says nothing
+        refused = index.place(name, "")
+        assert refused.key == "" and refused.problem
+    problem = index.place("web", "").problem
+    assert problem == (
+        "cannot place ApplicationSet 'web': Argo CD's ApplicationSet controller also takes ApplicationSets from "
+        "namespaces this generator does not watch (applicationsetcontroller.namespaces in argocd-cmd-params-cm: "
+        "'team-*', '/^ops-/'), so the 'web' found in namespace 'team-a' may not be the one asking; set input "
+        "parameter applicationSetNamespace to the ApplicationSet's own namespace in its plugin generator, or add "
+        "those namespaces (or '*') to generator.applicationNamespaces in the chart (--application-namespace of "
+        "generator serve); answering nothing rather than unguarded"
+    )
+    # naming a watched namespace places it as before, with its project
+    placed = index.place("web", "team-a")
+    assert (placed.key, placed.project, placed.problem) == ("team-a/web", "team-a", "")
+    assert index.place("shop", "argocd").key == "shop"
+    # naming one that matches the unwatched pattern is refused as any unwatched namespace is
+    assert "does not watch" in index.place("web", "team-c").problem
+    # a name in no watched namespace: the patterns say where it may be
+    assert "if it lives in another namespace (Argo CD also takes ApplicationSets from 'team-*', '/^ops-/'), grant" in (
+        index.place("api", "").problem
+    )
+
+
+def test_without_unwatched_patterns_a_name_found_once_is_placed_as_before() -> None:
+    index = _index("team-a", unwatched=())
+    index.upserted(appset("web", "team-a"))
+    assert index.place("web", "").key == "team-a/web"

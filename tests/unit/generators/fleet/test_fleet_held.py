@@ -119,3 +119,10 @@ def test_a_tenants_hold_is_sent_with_its_own_namespace_for_routing() -> None:
     assert body["namespace"] == "team-a" and body["labels"]["applicationSet"] == "web"
     other = external_event(Hold("team-b/web", HOLD.lost, 2, "..."), "argocd", "2026-01-01T00:00:00Z")
     assert other["namespace"] == "team-b" and other["revision"] != body["revision"]
+
+
+def test_a_hold_is_sent_with_its_appsets_project_for_routes_and_silences() -> None:
+    hold = Hold("team-a/web", HOLD.lost, 2, "mass-drop guard: holding ApplicationSet 'team-a/web': ...", "team-a")
+    body = external_event(hold, "argocd", "2026-01-01T00:00:00Z")
+    assert (body["namespace"], body["project"]) == ("team-a", "team-a")
+    assert "project" not in external_event(HOLD, "argocd", "2026-01-01T00:00:00Z")  # unknown: not sent at all

@@ -25,11 +25,12 @@ PLUGIN = {"name": "argocd-lifecycle-v1"}
 class World:
     """An inventory fed like the Secret watch, a gate, and a publisher whose writes land on the Secret."""
 
-    def __init__(self, annotations: dict[str, str]) -> None:
+    def __init__(self, annotations: dict[str, str], *, unseen: tuple[str, ...] = ()) -> None:
         self.inventory = Inventory("argocd")
         self.publisher = LogPublisher()
         self.registry = CollectorRegistry()
-        self.gate = UpgradeGate(builtin(), self.inventory, self.publisher, GateMetrics(self.registry), settle=0)
+        metrics = GateMetrics(self.registry)
+        self.gate = UpgradeGate(builtin(), self.inventory, self.publisher, metrics, settle=0, unseen=unseen)
         self.annotations = {Annotation.KUBERNETES_VERSION: "1.34.2", **annotations}
         self.version = 1
         self._push()
@@ -270,5 +271,55 @@ def test_blockers_by_project_keep_no_stale_series() -> None:
         assert by_project(w) == {"team-a": 1.0}
         w.inventory.delete("cluster-prod")
         assert by_project(w) == {} and w.gauge() is None
+
+    asyncio.run(story())
+
+
+BLIND = (
+    "argocd-cmd-params-cm application.namespaces: Applications in 'team-*', '/^ops-/', not watched "
+    "(argoproj.io/v1alpha1)"
+)
+
+
+def test_a_gate_that_cannot_see_every_application_never_says_clear() -> None:
+    """application.namespaces has namespaces the generator does not watch: an Application there may deploy
+    to the cluster with an API the target drops, so the report keeps one blocker naming them."""
+
+    async def story() -> None:
+        # a Secret a gate with the full view had published clear: the blind gate takes it back
+        w = World({Annotation.UPGRADE_TO: "1.37", Annotation.UPGRADE_BLOCKERS: "0"}, unseen=("team-*", "/^ops-/"))
+        consumer = w.gate.consumer()
+        consumer.listed([application("plain", [VAC_NEW])])  # nothing the gate sees blocks it
+        pubs = await w.step()
+        assert _events(pubs) == [
+            (
+                Reason.UPGRADE_BLOCKED,
+                f"upgrade of prod to 1.37 blocked by 1 object(s) in 1 Application(s): {BLIND}",
+            )
+        ]
+        assert w.annotations[Annotation.UPGRADE_BLOCKERS] == "1"
+        assert w.annotations[Annotation.UPGRADE_BLOCKED] == BLIND
+        assert w.gauge() == 1.0
+        # a real blocker comes on top, named after the blind spot (which the bounded summary always keeps)
+        consumer.upserted(application("shop", [PDB]))
+        await w.step()
+        assert w.annotations[Annotation.UPGRADE_BLOCKERS] == "2"
+        # the blind spot is no project's: only the real blocker is counted by project
+        blocked = w.annotations[Annotation.UPGRADE_BLOCKED]
+        assert blocked.startswith(f"by project: default 1; {BLIND}; argocd/shop: PodDisruptionBudget"), blocked
+        # fixing it in Git clears the real blocker only
+        consumer.upserted(application("shop", []))
+        await w.step()
+        assert w.annotations[Annotation.UPGRADE_BLOCKERS] == "1" and w.annotations[Annotation.UPGRADE_BLOCKED] == BLIND
+
+    asyncio.run(story())
+
+
+def test_a_gate_that_sees_every_namespace_is_clear_as_before() -> None:
+    async def story() -> None:
+        w = World({Annotation.UPGRADE_TO: "1.37"}, unseen=())
+        w.gate.consumer().listed([application("plain", [VAC_NEW])])
+        await w.step()
+        assert w.annotations[Annotation.UPGRADE_BLOCKERS] == "0"
 
     asyncio.run(story())

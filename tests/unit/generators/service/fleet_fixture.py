@@ -63,6 +63,8 @@ class AppsBaseline:
         self.stale = 0.0
         self.unseen: frozenset[Target] = frozenset()
         self.unreadable: Exception | None = None
+        #: the template's project every placement carries
+        self.project = ""
 
     def synced(self) -> bool:
         return self.listed
@@ -73,7 +75,7 @@ class AppsBaseline:
     def place(self, name: str, namespace: str) -> Placement:
         """Every ApplicationSet lives in the Argo CD namespace here (appsets.py is tested on its own)."""
         namespace = namespace or "argocd"
-        return Placement(qualified(namespace, name, "argocd"), namespace, name)
+        return Placement(qualified(namespace, name, "argocd"), namespace, name, self.project)
 
     def targets(self, appset: str) -> frozenset[Target]:
         return frozenset(self.apps.get(appset, set()))

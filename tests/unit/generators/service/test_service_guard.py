@@ -93,6 +93,7 @@ def test_mass_secret_deletion_is_held_and_restoring_the_secrets_releases_it(
         with pytest.raises(MassDropRefused):
             _ask(service, PROD)
     assert len(reported.holds) == 3 and reported.holds[0].total == 6  # every refusal goes to the reporter
+    assert {h.project for h in reported.holds} == {""}  # the template names no plain project
     for c in deleted:
         fleet.put(c)
     assert len(_applied(service, apps, fleet, PROD)) == 6
@@ -235,3 +236,17 @@ def test_a_drop_that_cannot_be_confirmed_is_not_given(world: tuple[MemoryFleet, 
         _ask(service, PROD)
     apps.unreadable = None
     assert "c0" not in _ask(service, PROD).names
+
+
+def test_a_hold_carries_the_appsets_project_for_the_receivers_routes(
+    world: tuple[MemoryFleet, AppsBaseline, ParamsService],
+) -> None:
+    fleet, apps, _ = world
+    apps.project = "team-a"
+    reported = Reported()
+    service = _service(fleet, apps, reported)
+    for c in list(fleet.clusters())[:5]:
+        fleet.remove(c.name)
+    with pytest.raises(MassDropRefused):
+        _ask(service, PROD)
+    assert [(h.appset, h.project) for h in reported.holds] == [(APPSET, "team-a")]
