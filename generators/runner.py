@@ -250,6 +250,8 @@ def _watch_management(
     """The management cluster's watches (Applications and ApplicationSets of every watched scope, the
     cluster Secrets) and what consumes them besides the guard (the upgrade gate, the drift watch)."""
     _watch_tenants(fleet, kube, baseline, settings, loop)
+    # an ApplicationSet refused before its watch event came is asked again when it comes
+    baseline.appsets.on_appeared = lambda key: fleet.reporter.recheck(key, 0.0)
     _with_upgrade_gate(fleet, kube, inventory, is_leader, settings, registry=registry)
     _with_drift_watch(fleet, kube, inventory, is_leader, settings, registry=registry)
     fleet.start_watches()

@@ -11,10 +11,17 @@ namespace's, so only the parameter places it. Otherwise ``Placement.problem`` sa
 it, and the service answers 503: never a guessed baseline.
 
 Only the name, namespace, uid and the template's project of each ApplicationSet are kept.
+
+Argo CD and the generator see a new ApplicationSet at once, so Argo CD's first request often comes
+before the generator's watch brings it: "no ApplicationSet", 503, and Argo CD would ask again only
+minutes later. A name refused that way is remembered (bounded, for ``MISSED_SECONDS``); when the watch
+brings it, ``on_appeared`` asks that ApplicationSet to refresh, so it is answered within a second.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +53,10 @@ def _project(obj: dict[str, Any]) -> str:
     return project
 
 
+#: how long a name refused for not being seen yet is remembered, and how many such names
+MISSED_SECONDS, MAX_MISSED = 300.0, 1024
+
+
 class AppSetIndex:
     """Every watched ApplicationSet, by name then namespace; touched only on the event loop's thread."""
 
@@ -55,6 +66,10 @@ class AppSetIndex:
         self.unwatched = unwatched
         self.health = ScopeHealth(namespaces.scopes)
         self._by_name: dict[str, dict[str, _AppSet]] = {}
+        #: names refused because no watched namespace held them, and when (monotonic)
+        self._missed: dict[str, float] = {}
+        #: called with the key (``view.qualified``) of a refused ApplicationSet the watch has just brought
+        self.on_appeared: Callable[[str], None] | None = None
 
     def synced(self) -> bool:
         return self.health.synced()
@@ -74,6 +89,7 @@ class AppSetIndex:
                     f"does not watch (it watches {self.namespaces.describe()}); grant the watch with {GRANT}",
                 )
             if namespace not in found:
+                self._miss(name)
                 return self._unplaced(
                     name,
                     namespace,
@@ -95,6 +111,7 @@ class AppSetIndex:
             (only, appset), *_ = found.items()
             return Placement(qualified(only, name, home), only, name, appset.project)
         if not found:
+            self._miss(name)
             return self._unplaced(
                 name,
                 "",
@@ -114,6 +131,12 @@ class AppSetIndex:
 
     def _unwatched_hint(self) -> str:
         return f" (Argo CD also takes ApplicationSets from {shown(self.unwatched)})" if self.unwatched else ""
+
+    def _miss(self, name: str) -> None:
+        self._missed.pop(name, None)  # the newest last: the oldest goes first when full
+        if len(self._missed) >= MAX_MISSED:
+            del self._missed[next(iter(self._missed))]
+        self._missed[name] = time.monotonic()
 
     def _unplaced(self, name: str, namespace: str, why: str) -> Placement:
         message = f"cannot place ApplicationSet {name!r}: {why}; answering nothing rather than unguarded"
@@ -147,7 +170,12 @@ class AppSetIndex:
         if not name or not self.namespaces.watched(namespace):
             return
         meta = obj.get("metadata") or {}
-        self._by_name.setdefault(name, {})[namespace] = _AppSet(str(meta.get("uid") or ""), _project(obj))
+        spaces = self._by_name.setdefault(name, {})
+        new = namespace not in spaces
+        spaces[namespace] = _AppSet(str(meta.get("uid") or ""), _project(obj))
+        missed = self._missed.pop(name, None) if new else None
+        if missed is not None and time.monotonic() - missed <= MISSED_SECONDS and self.on_appeared is not None:
+            self.on_appeared(qualified(namespace, name, self.namespaces.home))
 
     def deleted(self, obj: dict[str, Any]) -> None:
         namespace, name = _where(obj)

@@ -6,8 +6,11 @@ with many loopback clusters. Random events, drawn with a seeded generator so a s
 sequence: outage, flap, recovery, upgrade, generator restart, leader failover, Secret deleted after a
 decommission, Secret deleted without one, several Secrets deleted at once, selector edit, label change;
 plus the upkeep a fleet needs (a deleted cluster registered again, a held answer released by restoring
-what was lost or by ``allowMassDrop``). After every event it checks every Application Argo CD deleted
-against the model's verdict (soak_model.py) and waits for the system to settle.
+what was lost or by ``allowMassDrop``). Two ApplicationSets are guarded over the same clusters: the
+soak's own in the Argo CD namespace, whose input the selector edits change, and a tenant's in team-a
+(``team-a/fleet``, its input fixed, its held answers routed to team-a's destination). After every event
+it checks every Application Argo CD deleted, of both, against the model's verdict (soak_model.py) and
+waits for the system to settle.
 
     python -m tests.e2e.soak --seed 1 --events 500 --clusters 30     # results on stdout, progress on stderr
 
@@ -28,10 +31,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tests.e2e.soak_analysis import Episodes, outage_episodes
-from tests.e2e.soak_model import AWAY, HOME, Model, Verdict
-from tests.harness.fleet import COUNTED, PREFIX, Rig
+from tests.e2e.soak_model import AWAY, HOME, OWN, TENANT, Model, Verdict
+from tests.harness import argocd
+from tests.harness.fleet import APPSET, COUNTED, PREFIX, SELECTED, Rig
 from tests.harness.guard import HELD, DeletionWatch, appset_error, held_messages
 from tests.harness.procs import HarnessError, wait_until
+from tests.harness.services import TEAM_A, TEAM_A_PATH
 
 WEIGHTS = {
     "outage": 12, "flap": 7, "recovery": 12, "upgrade": 6, "generator restart": 3, "leader failover": 3,
@@ -41,6 +46,10 @@ WEIGHTS = {
 UPKEEP = ("cluster registered again", "held answer released")
 SETTLE_TIMEOUT = 60.0
 COOLDOWN = 20.0  # seconds between a cluster's recovery and its next outage, so episodes stay apart
+#: where each guarded ApplicationSet lives: (namespace, name)
+APPSETS = {OWN: (argocd.NAMESPACE, APPSET), TENANT: (TEAM_A, "fleet")}
+#: where the receiver delivers held answers: the catch-all, and team-a's own destination
+HELD_PATHS = ("/alerts", TEAM_A_PATH)
 
 
 @dataclass
@@ -52,7 +61,12 @@ class Report:
     wrongful: list[str] = field(default_factory=list)
     held_expected: int = 0
     held_told: int = 0
+    #: of held_told: the tenant's, delivered to team-a's destination and nowhere else
+    held_told_tenant: int = 0
+    held_tenant_elsewhere: int = 0
     held_events: int = 0
+    #: deletions of the tenant's Applications, by reason (part of ``deletions``)
+    tenant_deletions: Counter[str] = field(default_factory=Counter)
     refusals: float = 0.0
     unsettled: int = 0
     episodes: Episodes | None = None
@@ -61,7 +75,8 @@ class Report:
     @property
     def ok(self) -> bool:
         e = self.episodes
-        return not self.wrongful and e is not None and e.max_down <= 1 and e.max_recovered <= 1
+        routed = not self.held_tenant_elsewhere
+        return not self.wrongful and routed and e is not None and e.max_down <= 1 and e.max_recovered <= 1
 
     def lines(self) -> list[str]:
         issue = sum(n for k, n in self.counts.items() if k in WEIGHTS)
@@ -81,6 +96,8 @@ class Report:
             + "".join(f"\n  {x}" for x in e.extra),
             f"guard refusals: {self.refusals:.0f} (held episodes expected {self.held_expected}, told "
             f"{self.held_told}, MassDropHeld Events {self.held_events})",
+            f"tenant {'/'.join(APPSETS[TENANT])}: deletions {dict(sorted(self.tenant_deletions.items()))}, held "
+            f"answers told to team-a's destination {self.held_told_tenant}, elsewhere {self.held_tenant_elsewhere}",
             f"unsettled waits: {self.unsettled}",
             "result: " + ("PASS" if self.ok else "FAIL"),
         ]
@@ -91,13 +108,12 @@ class Soak:
         self.rig, self.rng, self.events, self.progress = rig, random.Random(seed), events, progress
         self.model = Model(sorted(rig.clusters))
         self.report = Report(seed, len(rig.clusters))
-        self.watch = DeletionWatch(rig)
-        self.seen = 0
+        self.watches: dict[str, DeletionWatch] = {}
+        self.seen = dict.fromkeys(APPSETS, 0)
         self.current = (0, "start")  # the event under way, for the deletions judged during it
-        self.holding = False
         self.recovered_at: dict[str, float] = {}
-        self.told_before = len(held_messages(rig))
-        self.events_before = rig.appset_events("MassDropHeld")
+        self.told_before = len(held_messages(rig, HELD_PATHS))
+        self.events_before = self._held_events()
         self.refused_before = rig.total(COUNTED[0])
         self.by_server = {f.url: name for name, f in rig.clusters.items()}
         # every listed kind once first, in a seeded order, so that a short run covers them all
@@ -106,6 +122,8 @@ class Soak:
     # -- the run ---------------------------------------------------------------------------------------
     def run(self) -> Report:
         started = time.monotonic()
+        self._tenant_up()
+        self.watches = {key: DeletionWatch(self.rig, *where) for key, where in APPSETS.items()}
         listed, index = 0, 0
         while listed < self.events:  # upkeep events come on top of the listed kinds
             kind = self._pick()
@@ -120,11 +138,17 @@ class Soak:
             self._recover(name)
         time.sleep(20)  # late alerts of the last episodes
         self._check(index, "end")
-        self.watch.close()
+        for w in self.watches.values():
+            w.close()
+        self._tenant_down()
         r = self.report
         r.seconds = time.monotonic() - started
-        r.held_told = len(held_messages(self.rig)) - self.told_before
-        r.held_events = self.rig.appset_events("MassDropHeld") - self.events_before
+        held = held_messages(self.rig, HELD_PATHS)
+        r.held_told = len(held) - self.told_before
+        tenant = [m for m in held if (m.body.get("event") or {}).get("namespace") == TEAM_A]
+        r.held_told_tenant = sum(m.path == TEAM_A_PATH for m in tenant)
+        r.held_tenant_elsewhere = len(tenant) - r.held_told_tenant
+        r.held_events = self._held_events() - self.events_before
         r.refusals = self.rig.total(COUNTED[0]) - self.refused_before
         r.episodes = outage_episodes(self.rig.sink.messages(), self.by_server)
         return r
@@ -133,9 +157,27 @@ class Soak:
         self.progress.write(f"[soak {time.strftime('%H:%M:%S')}] {message}\n")
         self.progress.flush()
 
+    def _tenant_up(self) -> None:
+        """The tenant's ApplicationSet, over the same clusters as the soak's own at the start: its input
+        names its namespace and never changes."""
+        namespace, name = APPSETS[TENANT]
+        parameters = {**SELECTED, "applicationSetNamespace": namespace}
+        self.rig.platform.mgmt.apply(self.rig.tenant_appset(name, namespace, parameters))
+        want = self.model.expected_apps(TENANT, self._admitted())
+        what = f"{len(want)} Applications of {namespace}/{name}"
+        wait_until(lambda: self._apps(TENANT) == want, timeout=120, what=what)
+        self._log(f"tenant ApplicationSet {namespace}/{name}: {len(want)} Applications")
+
+    def _tenant_down(self) -> None:
+        namespace, name = APPSETS[TENANT]
+        self.rig.platform.mgmt.delete("argoproj.io/v1alpha1", "ApplicationSet", name, namespace)
+
+    def _held_events(self) -> int:
+        return sum(self.rig.appset_events("MassDropHeld", namespace) for namespace, _ in APPSETS.values())
+
     def _pick(self) -> str:
         m = self.model
-        if self.holding and self.rng.random() < 0.4:
+        if m.holding and self.rng.random() < 0.4:
             return "held answer released"
         for kind in list(self.first):  # one not possible yet (a recovery before any outage) waits its turn
             if self._possible(kind):
@@ -243,16 +285,14 @@ class Soak:
         self.model.decommissioning.add(name)
         self.rig.annotate(name, PREFIX + "decommission", "true")
         wait_until(lambda: self.rig.phases().get(name) == "Decommissioning", timeout=30, what=f"{name} Decommissioning")
-        if name in self._apps() and not self.holding:
+        if name in self._apps(OWN) and not self.model.inputs[OWN].held:
             wait_until(lambda: _phase_of(self.rig.applications().get(name)) == "Decommissioning", timeout=45,
                        what=f"the Application of {name} to carry Decommissioning")  # fmt: skip
-        self.model.permitted[name] = "explicit departure"
-        self.model.departed.add(name)
-        self.model.decommissioning.discard(name)
+        self.model.depart(name)
         self._delete([name])
 
     def _delete(self, names: list[str]) -> None:
-        before = self._apps()
+        before = self._snapshot()
         self._log(f"  deleting the Secrets of {', '.join(sorted(names))}")
         self.rig.delete_secrets(names)
         for name in names:
@@ -267,16 +307,18 @@ class Soak:
 
     def _selector_edit(self) -> None:
         choices = [frozenset({"sook"}), frozenset({AWAY}), frozenset({HOME, AWAY}), frozenset({HOME})]
-        selector = self.rng.choice([s for s in choices if s != self.model.selector])
+        selector = self.rng.choice([s for s in choices if s != self.model.inputs[OWN].selector])
         allow = self.rng.random() < 0.25 and not selector >= {HOME}
         self._apply(selector, allow)
         if allow:  # the drop was meant: back to a guarded input, from the new baseline
             self._apply(selector, False)
 
-    def _apply(self, selector: frozenset[str], allow: bool, before: set[str] | None = None) -> None:
-        before = self._apps() if before is None else before
+    def _apply(self, selector: frozenset[str], allow: bool, before: dict[str, set[str]] | None = None) -> None:
+        """A new input of the soak's own ApplicationSet (the tenant's never changes)."""
+        before = self._snapshot() if before is None else before
         self._log(f"  input: env in {sorted(selector)}" + (", allowMassDrop" if allow else ""))
-        self.model.selector, self.model.allow = selector, allow
+        own = self.model.inputs[OWN]
+        own.selector, own.allow = selector, allow
         parameters: dict[str, Any] = {
             "labelSelector": {"matchExpressions": [{"key": "env", "operator": "In", "values": sorted(selector)}]}
         }
@@ -286,7 +328,7 @@ class Soak:
         self._judge_and_settle(before)
 
     def _label_change(self) -> None:
-        before, name = self._apps(), self._choice(self._steady())
+        before, name = self._snapshot(), self._choice(self._steady())
         self.model.env[name] = AWAY if self.model.env[name] == HOME else HOME
         self._log(f"  {name}: env={self.model.env[name]}")
         self.rig.label(name, self.model.env[name])
@@ -294,7 +336,7 @@ class Soak:
 
     def _register_again(self) -> None:
         """A deleted cluster comes back (several when the fleet has shrunk below 70 %)."""
-        m, before = self.model, self._apps()
+        m, before = self.model, self._snapshot()
         missing = sorted(c for c in m.clusters if c not in m.present)
         low = len(m.present) < 0.7 * len(m.clusters)
         back = self.rng.sample(missing, max(1, len(missing) // 2) if low else 1)
@@ -308,12 +350,14 @@ class Soak:
         # event: a verdict is made on the Applications there are
         reachable = [n for n in back if n not in m.down]
         wait_until(lambda: set(reachable) <= self._admitted(), timeout=SETTLE_TIMEOUT, what="the readiness gate")
-        self._judge_and_settle(before | set(self._apps()))
+        now = self._snapshot()
+        self._judge_and_settle({key: apps | now[key] for key, apps in before.items()})
 
     def _release(self) -> None:
-        """The way out of a held answer: restore what was lost, or accept the drop with allowMassDrop."""
-        m, before = self.model, self._apps()
-        if self.rng.random() < 0.7:
+        """The way out of a held answer: restore what was lost, or accept the drop with allowMassDrop (the
+        soak's own input only: a held tenant is released by restoring)."""
+        m, before = self.model, self._snapshot()
+        if m.inputs[TENANT].held or self.rng.random() < 0.7:
             self._log("  restoring what was lost")
             for name in sorted(set(m.clusters) - m.present - m.departed):
                 self.rig.register(name)
@@ -323,66 +367,81 @@ class Soak:
                 self.rig.label(name, HOME)
             self._apply(frozenset({HOME}), False, before)
         else:
-            self._apply(m.selector, True, before)
-            self._apply(m.selector, False)
+            self._apply(m.inputs[OWN].selector, True, before)
+            self._apply(m.inputs[OWN].selector, False)
 
     # -- verdicts and checks ---------------------------------------------------------------------------
-    def _apps(self) -> set[str]:
-        return set(self.rig.applications())
+    def _apps(self, appset: str = OWN) -> set[str]:
+        return set(self.rig.applications(*APPSETS[appset]))
+
+    def _snapshot(self) -> dict[str, set[str]]:
+        return {key: self._apps(key) for key in APPSETS}
 
     def _admitted(self) -> set[str]:
         return {n for n, s in self.rig.cluster_secrets().items()
                 if (s["metadata"].get("annotations") or {}).get(PREFIX + "admitted") == "true"}  # fmt: skip
 
-    def _judge_and_settle(self, before: set[str]) -> None:
-        """``before``: the Applications before the change (taken first: an allowed drop is answered at
-        once, and Argo CD may delete while the verdict is still being made)."""
-        verdict: Verdict = self.model.judge(before)
-        if verdict.held and not self.holding:
-            self.report.held_expected += 1
-        self.holding = verdict.held
-        if verdict.lost:
-            self._log(f"  loses {len(verdict.lost)} of {verdict.targets} ({verdict.percent:.0f}%): "
-                      + ("held" if verdict.held else "given"))  # fmt: skip
-        if verdict.held:
-            held = lambda: HELD in appset_error(self.rig)  # noqa: E731
-            wait_until(held, timeout=SETTLE_TIMEOUT, what="the hold on the ApplicationSet")
-        else:
-            wait_until(lambda: self._apps() == self.model.expected_apps(self._admitted()), timeout=SETTLE_TIMEOUT,
-                       what="Argo CD's Applications to follow the answer")  # fmt: skip
-            self._judge_deletions(before - self._apps())
-            self.model.settled(self._admitted())
+    def _judge_and_settle(self, before: dict[str, set[str]]) -> None:
+        """``before``: each ApplicationSet's Applications before the change (taken first: an allowed drop
+        is answered at once, and Argo CD may delete while the verdict is still being made)."""
+        marks = dict(self.seen)  # this change's deletions come after what was judged before it
+        for key, apps in before.items():
+            was = self.model.inputs[key].held
+            verdict: Verdict = self.model.judge(key, apps)
+            if verdict.held and not was:
+                self.report.held_expected += 1
+            if verdict.lost:
+                self._log(f"  {'/'.join(APPSETS[key])} loses {len(verdict.lost)} of {verdict.targets} "
+                          f"({verdict.percent:.0f}%): " + ("held" if verdict.held else "given"))  # fmt: skip
+        for key, apps in before.items():
+            namespace, name = APPSETS[key]
+            if self.model.inputs[key].held:
+                held = lambda: HELD in appset_error(self.rig, name, namespace)  # noqa: E731
+                wait_until(held, timeout=SETTLE_TIMEOUT, what=f"the hold on {namespace}/{name}")
+                continue
+            what = f"Argo CD's Applications of {namespace}/{name} to follow the answer"
+            wait_until(lambda: self._apps(key) == self.model.expected_apps(key, self._admitted()),
+                       timeout=SETTLE_TIMEOUT, what=what)  # fmt: skip
+            self._judge_deletions(key, apps - self._apps(key), marks[key])
+            self.model.settled(key, self._admitted())
 
-    def _judge_deletions(self, gone: set[str]) -> None:
-        """Before ``settled`` takes a permission back: wait for the watch to deliver the deletions of the
-        Applications the list no longer shows (a watch event may come after the list, or only at the next
-        re-list), and judge them with the permissions they were made under."""
+    def _judge_deletions(self, key: str, gone: set[str], mark: int) -> None:
+        """Before ``settled`` takes a permission back: wait for ``key``'s watch to deliver the deletions of
+        the Applications the list no longer shows (a watch event may come after the list, or only at the
+        next re-list), counted from ``mark`` (judging the other ApplicationSet's may have judged some of
+        these already), and judge them with the permissions they were made under."""
 
         def delivered() -> bool:
-            return gone <= {self.by_server.get(d.server, d.server) for d in self.watch.since(self.seen)}
+            return gone <= {self.by_server.get(d.server, d.server) for d in self.watches[key].since(mark)}
 
         try:
-            wait_until(delivered, timeout=SETTLE_TIMEOUT, what="the watch to deliver the deletions")
+            where = "/".join(APPSETS[key])
+            wait_until(delivered, timeout=SETTLE_TIMEOUT, what=f"the watch to deliver the deletions of {where}")
         except HarnessError as exc:  # judged at the next check instead
             self.report.unsettled += 1
             self._log(f"  not settled: {exc}")
         self._check(*self.current)
 
     def _check(self, index: int, kind: str) -> None:
-        for deletion in self.watch.since(self.seen):
-            self.seen += 1
-            name = self.by_server.get(deletion.server, deletion.server)
-            reason = self.model.permitted.get(name)
-            if reason is None:
-                m = self.model
-                state = (f"present={name in m.present} env={m.env.get(name)} selector={sorted(m.selector)} "
-                         f"departed={name in m.departed} allow={m.allow}")  # fmt: skip
-                self.report.wrongful.append(f"event {index} ({kind}): {deletion.app} of {name} ({state})")
-                self._log(f"  WRONGFUL deletion of {deletion.app}: {state}")
-            else:
+        for key, watch in self.watches.items():
+            given = self.model.inputs[key]
+            for deletion in watch.since(self.seen[key]):
+                self.seen[key] += 1
+                name = self.by_server.get(deletion.server, deletion.server)
+                reason = given.permitted.get(name)
+                if reason is None:
+                    m = self.model
+                    state = (f"present={name in m.present} env={m.env.get(name)} selector={sorted(given.selector)} "
+                             f"departed={name in m.departed} allow={given.allow}")  # fmt: skip
+                    where = "/".join(APPSETS[key])
+                    self.report.wrongful.append(f"event {index} ({kind}): {where} {deletion.app} of {name} ({state})")
+                    self._log(f"  WRONGFUL deletion of {where} {deletion.app}: {state}")
+                    continue
                 self.report.deletions[reason] += 1
+                if key == TENANT:
+                    self.report.tenant_deletions[reason] += 1
                 if reason == "explicit departure":
-                    del self.model.permitted[name]
+                    del given.permitted[name]
 
 
 def _phase_of(app: dict[str, Any] | None) -> str:

@@ -3,14 +3,14 @@ namespaces team-a and team-b, each holding an ApplicationSet named ``web`` over 
 
 The generator cannot tell the two apart from Argo CD's request (it names ``web`` only), so both are
 refused until their input names their namespace; then each is answered and guarded against its own
-Applications: a mass drop in team-a is held (its Applications kept, the Event on team-a/web) while
-team-b/web is answered. A tenant's Application shows on the timeline and in the preflight. Runs on the
+Applications: a mass drop in team-a is held (its Applications kept, the Event on team-a/web, one
+receiver message routed by its namespace to team-a's destination alone) while team-b/web is
+answered. A tenant's Application shows on the timeline and in the preflight. Runs on the
 session rig (tests/e2e/conftest.py), whose generator replicas watch both namespaces.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 from collections.abc import Iterator
@@ -20,25 +20,22 @@ import pytest
 
 from tests.harness import argocd
 from tests.harness.fleet import Rig, cluster_name
-from tests.harness.guard import HELD
+from tests.harness.guard import HELD, held_messages
 from tests.harness.procs import wait_until
+from tests.harness.services import TEAM_A_PATH
+from tests.harness.sink import Message
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 NAME = "web"
 API = "argoproj.io/v1alpha1"
 CLUSTERS = [cluster_name(0), cluster_name(1)]
+#: every destination of the rig's receiver: the catch-all, the lifecycle one and team-a's
+ALL_PATHS = ("/alerts", "/lifecycle", TEAM_A_PATH)
 
 
 def _appset(rig: Rig, namespace: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    """The rig's ApplicationSet as a tenant writes it: in its namespace, no automated sync (the tenant's
-    Applications must exist, for the guard; syncing the rig's ConfigMap twice would make them fight)."""
-    doc = copy.deepcopy(rig.appset(parameters))
-    doc["metadata"] = {"name": NAME, "namespace": namespace}
-    spec = doc["spec"]
-    spec.pop("templatePatch", None)
-    spec["template"]["metadata"] = {"name": f"{NAME}-{{{{ .nameNormalized }}}}"}
-    return doc
+    return rig.tenant_appset(NAME, namespace, parameters)
 
 
 def _error(rig: Rig, namespace: str) -> str:
@@ -66,6 +63,23 @@ def _held_events(rig: Rig, namespace: str) -> list[dict[str, Any]]:
         e for e in rig.platform.mgmt.list("v1", "Event", namespace)
         if e.get("reason") == "MassDropHeld" and (e.get("involvedObject") or {}).get("name") == NAME
     ]  # fmt: skip
+
+
+def _ambiguous(rig: Rig, namespace: str) -> str | None:
+    """The refusal of ``namespace/web`` for its name being in both tenants' namespaces; a refusal of an
+    earlier reconcile (Argo CD asked before the generator's watch saw the ApplicationSet: "no
+    ApplicationSet 'web'") is asked again."""
+    message = _error(rig, namespace)
+    if "exist in 2 namespaces" in message:
+        return message
+    if message:
+        _refresh(rig, namespace)
+    return None
+
+
+def _held_told(rig: Rig, before: int) -> list[Message]:
+    """The held answers the receiver delivered since ``before``, at any of its destinations."""
+    return held_messages(rig, ALL_PATHS)[before:]
 
 
 def _refresh(rig: Rig, namespace: str) -> None:
@@ -107,7 +121,7 @@ def test_two_tenants_web_are_refused_until_placed_then_guarded_each_against_its_
         _refresh(rig, namespace)
     refused = {}
     for namespace in argocd.TENANTS:
-        message = wait_until(lambda ns=namespace: _error(rig, ns) or None, timeout=90,
+        message = wait_until(lambda ns=namespace: _ambiguous(rig, ns), timeout=90,
                              what=f"Argo CD to show the refusal on {namespace}/web")  # fmt: skip
         assert "cannot place ApplicationSet 'web'" in message and "applicationSetNamespace" in message, message
         refused[namespace] = _apps(rig, namespace)
@@ -123,6 +137,7 @@ def test_two_tenants_web_are_refused_until_placed_then_guarded_each_against_its_
         assert refused[namespace].items() <= kept.items(), (namespace, refused[namespace], kept)
 
     # team-a's input selects nothing any more: a mass drop of its own two, held; team-b is not involved
+    told_before = len(held_messages(rig, ALL_PATHS))
     drop = {"names": ["no-such-cluster"], "applicationSetNamespace": "team-a"}
     rig.platform.mgmt.apply(_appset(rig, "team-a", drop))
     message = wait_until(lambda: _error(rig, "team-a") if HELD in _error(rig, "team-a") else None, timeout=120,
@@ -131,6 +146,11 @@ def test_two_tenants_web_are_refused_until_placed_then_guarded_each_against_its_
     wait_until(lambda: _held_events(rig, "team-a"), timeout=60, what="the MassDropHeld Event on team-a/web")
     assert _apps(rig, "team-a") == kept_a
     assert not _held_events(rig, "team-b")
+    # one receiver message, routed by its namespace to team-a's destination and to no other
+    told = wait_until(lambda: _held_told(rig, told_before), timeout=60, what="the held answer at team-a's destination")
+    assert [m.path for m in told] == [TEAM_A_PATH], [(m.path, m.body.get("title")) for m in told]
+    event = told[0].body["event"]
+    assert (event["namespace"], event["labels"]["applicationSet"]) == ("team-a", NAME), event
     _refresh(rig, "team-b")
     wait_until(
         lambda: not (rig.platform.mgmt.get(API, "ApplicationSet", NAME, "team-b") or {})["metadata"]

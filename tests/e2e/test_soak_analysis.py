@@ -7,7 +7,7 @@ from typing import Any
 
 from argocd_lifecycle.times import format_rfc3339
 from tests.e2e.soak_analysis import outage_episodes
-from tests.e2e.soak_model import AWAY, Model
+from tests.e2e.soak_model import AWAY, OWN, TENANT, Model
 from tests.harness.sink import Message
 
 WALL = 1_800_000_000.0  # Unix time at monotonic 0, for these messages
@@ -58,17 +58,31 @@ def test_a_change_that_is_no_transition_keeps_the_episode_open() -> None:
 
 def test_the_model_permits_a_small_loss_and_holds_a_large_one() -> None:
     model = Model([f"c{i}" for i in range(10)])
-    apps = set(model.clusters)
+    apps, own = set(model.clusters), model.inputs[OWN]
     model.env["c0"] = AWAY
-    small = model.judge(apps)
-    assert not small.held and model.permitted == {"c0": "drop within the threshold"}
+    small = model.judge(OWN, apps)
+    assert not small.held and own.permitted == {"c0": "drop within the threshold"}
     for name in ["c1", "c2", "c3", "c4", "c5"]:
         model.present.discard(name)
-    large = model.judge(apps)
-    assert large.held and set(model.permitted) == {"c0"}  # a held loss permits no deletion
-    model.allow = True
-    model.judge(apps)
-    assert {model.permitted[c] for c in ["c1", "c2", "c3", "c4", "c5"]} == {"allowMassDrop"}
+    large = model.judge(OWN, apps)
+    assert large.held and model.holding and set(own.permitted) == {"c0"}  # a held loss permits no deletion
+    own.allow = True
+    model.judge(OWN, apps)
+    assert {own.permitted[c] for c in ["c1", "c2", "c3", "c4", "c5"]} == {"allowMassDrop"}
+    assert not model.holding
+
+
+def test_each_applicationset_is_judged_on_its_own_input() -> None:
+    model = Model([f"c{i}" for i in range(4)])
+    apps = set(model.clusters)
+    model.inputs[OWN].selector = frozenset({AWAY})  # the soak moved its own selector away: all lost, held
+    assert model.judge(OWN, apps).held
+    assert model.judge(TENANT, apps).lost == frozenset()  # the tenant's input never moved
+    model.env["c0"] = AWAY  # a relabelled cluster is one the tenant loses, within the threshold
+    assert model.judge(TENANT, apps).lost == {"c0"}
+    assert model.inputs[TENANT].permitted == {"c0": "drop within the threshold"}
+    model.depart("c1")  # an explicit departure lets every ApplicationSet go
+    assert all(i.permitted["c1"] == "explicit departure" for i in model.inputs.values())
 
 
 def test_an_explicit_departure_is_no_loss() -> None:
@@ -76,5 +90,5 @@ def test_an_explicit_departure_is_no_loss() -> None:
     for name in ["c0", "c1", "c2"]:
         model.present.discard(name)
         model.departed.add(name)
-    verdict = model.judge(set(model.clusters))
+    verdict = model.judge(OWN, set(model.clusters))
     assert verdict.lost == frozenset() and not verdict.held

@@ -18,6 +18,7 @@ loopback cluster cheap on two cores.
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 from dataclasses import dataclass, field
@@ -171,22 +172,34 @@ class Rig:
             },
         }  # fmt: skip
 
-    def applications(self) -> dict[str, dict[str, Any]]:
-        """The Applications the ApplicationSet owns, by the cluster they target (not those being deleted)."""
-        listing = self.custom.list_namespaced_custom_object("argoproj.io", "v1alpha1", argocd.NAMESPACE, "applications")
+    def tenant_appset(self, name: str, namespace: str, parameters: dict[str, Any]) -> dict[str, Any]:
+        """The rig's ApplicationSet as a tenant writes it: ``namespace/name``, no automated sync (the
+        tenant's Applications must exist, for the guard; syncing the rig's ConfigMap twice would make them
+        fight), Applications named ``<name>-<cluster>``."""
+        doc = copy.deepcopy(self.appset(parameters))
+        doc["metadata"] = {"name": name, "namespace": namespace}
+        spec = doc["spec"]
+        spec.pop("templatePatch", None)
+        spec["template"]["metadata"] = {"name": f"{name}-{{{{ .nameNormalized }}}}"}
+        return doc
+
+    def applications(self, namespace: str = argocd.NAMESPACE, appset: str = APPSET) -> dict[str, dict[str, Any]]:
+        """The Applications ``namespace/appset`` owns, by the cluster they target (not those being deleted)."""
+        listing = self.custom.list_namespaced_custom_object("argoproj.io", "v1alpha1", namespace, "applications")
         by_server = {f.url: name for name, f in self.clusters.items()}
         out = {}
         for app in listing.get("items") or []:
             meta = app["metadata"]
             owners = meta.get("ownerReferences") or []
-            owned = any(r.get("kind") == "ApplicationSet" and r.get("name") == APPSET for r in owners)
+            owned = any(r.get("kind") == "ApplicationSet" and r.get("name") == appset for r in owners)
             if owned and not meta.get("deletionTimestamp"):
                 out[by_server.get(app["spec"]["destination"].get("server", ""), "?")] = app
         return out
 
-    def appset_events(self, reason: str) -> int:
-        """Count of the guard's Events of ``reason`` on the ApplicationSet (repeats bump one Event's count)."""
-        listing = self.core.list_namespaced_event(argocd.NAMESPACE, _preload_content=False)
+    def appset_events(self, reason: str, namespace: str = argocd.NAMESPACE) -> int:
+        """Count of the guard's Events of ``reason`` on the ApplicationSets of ``namespace`` (repeats bump
+        one Event's count)."""
+        listing = self.core.list_namespaced_event(namespace, _preload_content=False)
         items = json.loads(listing.data).get("items") or []
         mine = [e for e in items if (e.get("involvedObject") or {}).get("kind") == "ApplicationSet"]
         return sum(int(e.get("count") or 1) for e in mine if e.get("reason") == reason)

@@ -31,9 +31,9 @@ def ask(rig: Rig, replica: int, parameters: dict[str, Any] | None = None) -> htt
     )
 
 
-def appset_error(rig: Rig) -> str:
+def appset_error(rig: Rig, name: str = APPSET, namespace: str = argocd.NAMESPACE) -> str:
     """The ErrorOccurred message Argo CD shows on the ApplicationSet ("" when there is none)."""
-    appset = rig.platform.mgmt.get("argoproj.io/v1alpha1", "ApplicationSet", APPSET, argocd.NAMESPACE) or {}
+    appset = rig.platform.mgmt.get("argoproj.io/v1alpha1", "ApplicationSet", name, namespace) or {}
     for condition in (appset.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "ErrorOccurred" and condition.get("status") == "True":
             return str(condition.get("message") or "")
@@ -60,11 +60,12 @@ def wait_released(rig: Rig, clusters: int, timeout: float = 120) -> None:
                what=f"the ApplicationSet answered again with {clusters} Applications")  # fmt: skip
 
 
-def held_messages(rig: Rig) -> list[Message]:
+def held_messages(rig: Rig, paths: tuple[str, ...] = ("/alerts",)) -> list[Message]:
+    """The guard's held answers the receiver delivered to ``paths`` (``/alerts``, or a team's route)."""
     return [
         m
         for m in rig.sink.messages()
-        if m.path == "/alerts" and (m.body.get("event") or {}).get("trigger") == "MassDropHeld"
+        if m.path in paths and (m.body.get("event") or {}).get("trigger") == "MassDropHeld"
     ]
 
 
@@ -77,10 +78,11 @@ class Deletion:
 
 
 class DeletionWatch:
-    """Every Application of the ApplicationSet that Argo CD deletes, from a watch in a thread."""
+    """Every Application of the ApplicationSet ``namespace/appset`` that Argo CD deletes (those named
+    ``<appset>-...``), from a watch in a thread."""
 
-    def __init__(self, rig: Rig) -> None:
-        self.rig = rig
+    def __init__(self, rig: Rig, namespace: str = argocd.NAMESPACE, appset: str = APPSET) -> None:
+        self.rig, self.namespace, self.prefix = rig, namespace, f"{appset}-"
         self.deleted: list[Deletion] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -106,13 +108,10 @@ class DeletionWatch:
     def _list(self) -> str:
         """List again; what vanished in the gap (or came back with a new uid) was deleted meanwhile."""
         listing = self.rig.custom.list_namespaced_custom_object(
-            "argoproj.io", "v1alpha1", argocd.NAMESPACE, "applications"
+            "argoproj.io", "v1alpha1", self.namespace, "applications"
         )
-        now = {
-            a["metadata"]["name"]: a
-            for a in listing.get("items") or []
-            if a["metadata"]["name"].startswith(f"{APPSET}-")
-        }
+        items = listing.get("items") or []
+        now = {a["metadata"]["name"]: a for a in items if a["metadata"]["name"].startswith(self.prefix)}
         for name, old in list(self._known.items()):
             if name not in now or now[name]["metadata"]["uid"] != old["metadata"]["uid"]:
                 self._record(old)
@@ -127,12 +126,12 @@ class DeletionWatch:
                 if not version:
                     version = self._list()
                 w = watch.Watch()
-                for event in w.stream(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", argocd.NAMESPACE,
+                for event in w.stream(custom.list_namespaced_custom_object, "argoproj.io", "v1alpha1", self.namespace,
                                       "applications", resource_version=version, timeout_seconds=60):  # fmt: skip
                     obj = event["raw_object"]
                     version = obj["metadata"]["resourceVersion"]
                     name = obj["metadata"]["name"]
-                    if not name.startswith(f"{APPSET}-"):
+                    if not name.startswith(self.prefix):
                         continue
                     if event["type"] == "DELETED":
                         self._known.pop(name, None)

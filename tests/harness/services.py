@@ -48,6 +48,10 @@ class Receiver:
                 "--receiver-external-secret-file", str(self.external_hmac_file)]  # fmt: skip
 
 
+#: the tenant with a receiver route of its own, and where the sink records what it is sent
+TEAM_A, TEAM_A_PATH = argocd.TENANTS[0], "/team-a"
+
+
 def start_receiver(platform: Platform, sink: Sink, *, name: str = "receiver") -> Receiver:
     """``name`` is its folder and process name (a second receiver keeps its own state)."""
     folder = platform.scratch / name
@@ -63,8 +67,14 @@ def start_receiver(platform: Platform, sink: Sink, *, name: str = "receiver") ->
         "receivers": [
             {"name": "alerts", "type": "webhook", "url": f"{sink.url}/alerts", "secretFile": "sink-secret"},
             {"name": "lifecycle", "type": "webhook", "url": f"{sink.url}/lifecycle", "secretFile": "sink-secret"},
+            {"name": "team-a", "type": "webhook", "url": f"{sink.url}{TEAM_A_PATH}", "secretFile": "sink-secret"},
         ],
-        "routes": [{"match": {"trigger": LIFECYCLE_REASONS}, "receiver": "lifecycle"}, {"receiver": "alerts"}],
+        # a tenant's own destination: what is about team-a's ApplicationSets and Applications goes to it alone
+        "routes": [
+            {"match": {"trigger": LIFECYCLE_REASONS}, "receiver": "lifecycle"},
+            {"match": {"namespace": [TEAM_A]}, "receiver": "team-a"},
+            {"receiver": "alerts"},
+        ],
         # a short storm window keeps the test quick; the collapse itself is what is checked
         "storm": {"groupWait": "2s", "groupInterval": "60s"},
         "delivery": {"initialBackoff": "1s", "maxBackoff": "5s"},

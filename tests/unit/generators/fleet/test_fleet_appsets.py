@@ -135,3 +135,35 @@ def test_without_unwatched_patterns_a_name_found_once_is_placed_as_before() -> N
     index = _index("team-a", unwatched=())
     index.upserted(appset("web", "team-a"))
     assert index.place("web", "").key == "team-a/web"
+
+
+def test_an_applicationset_refused_before_the_watch_brought_it_is_asked_again_when_it_comes() -> None:
+    index = _index("team-a")
+    asked: list[str] = []
+    index.on_appeared = asked.append
+    assert "no ApplicationSet 'web'" in index.place("web", "").problem  # Argo CD asked first
+    assert "no ApplicationSet 'fleet'" in index.place("fleet", "team-a").problem
+    index.upserted(appset("web", "team-a"))
+    index.upserted(appset("fleet", "team-a"))
+    assert asked == ["team-a/web", "team-a/fleet"]
+    index.upserted(appset("web", "team-a"))  # an update of one already seen: asked once only
+    index.upserted(appset("shop", "argocd"))  # never refused: Argo CD's own reconcile follows
+    assert asked == ["team-a/web", "team-a/fleet"] and index.place("web", "").key == "team-a/web"
+
+
+def test_a_refusal_long_ago_or_pushed_out_by_a_flood_of_names_asks_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from argocd_lifecycle.generators.fleet import appsets
+
+    index = _index("team-a")
+    asked: list[str] = []
+    index.on_appeared = asked.append
+    index.place("old", "")
+    now = appsets.time.monotonic()
+    monkeypatch.setattr(appsets.time, "monotonic", lambda: now + appsets.MISSED_SECONDS + 1)
+    index.upserted(appset("old", "team-a"))
+    index.place("web", "")
+    for i in range(appsets.MAX_MISSED):  # requests naming ApplicationSets that never come: bounded memory
+        index.place(f"noise-{i}", "")
+    assert len(index._missed) == appsets.MAX_MISSED
+    index.upserted(appset("web", "team-a"))
+    assert asked == []
