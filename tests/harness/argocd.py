@@ -58,12 +58,6 @@ def install(kube: Kube, source: Path) -> None:
     stock = [notification / "argocd-notifications-cm.yaml", notification / "argocd-notifications-secret.yaml"]
     for doc in load_documents([*config, *stock]):
         kube.apply(doc, namespace=NAMESPACE)
-    # the namespaces the controllers are started with (below), where an install keeps them: the
-    # generator reads them here at start-up to know it watches every one
-    kube.merge_patch("v1", "ConfigMap", "argocd-cmd-params-cm", {"data": {
-        "application.namespaces": ",".join(TENANTS),
-        "applicationsetcontroller.namespaces": ",".join((NAMESPACE, *TENANTS)),
-    }}, namespace=NAMESPACE)  # fmt: skip
     # argocd-server would generate this key on first start; the controllers refuse to work without it
     secret_key = base64.b64encode(secrets.token_bytes(32)).decode()
     kube.apply(
